@@ -1,0 +1,86 @@
+# Two commands: `make book` builds the book, `make test` runs every test (including a strict build).
+# Everything else here is a step of those two.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.installed
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+BUILD := _build
+STAGE := $(BUILD)/book
+export OMP_NUM_THREADS := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+PKG := $(wildcard analysis/*.py)
+DATA := $(wildcard data/*)
+NB_SRC := $(wildcard analysis/notebooks/*.md)
+NB_OUT := $(patsubst analysis/notebooks/%.md,$(STAGE)/notebooks/%.ipynb,$(NB_SRC))
+BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static -type f 2>/dev/null)
+HTML_STAMP := $(BUILD)/html/.built
+
+.PHONY: book test venv validate notebooks html figures run params bench clean freeze lint browser-deps
+
+## make book: set up, validate data/, execute notebooks (parallel, incremental), build the HTML
+book: venv validate
+	@$(MAKE) --no-print-directory -j$(NPROC) notebooks
+	@$(MAKE) --no-print-directory html
+
+## make test: the same set-up and build, then lint and the whole test suite
+test: book lint
+	$(PY) -m pytest -q
+
+venv: $(VENV_STAMP)
+$(VENV_STAMP): requirements.txt constraints.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+validate: $(BUILD)/validated
+$(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG)
+	@mkdir -p $(BUILD)
+	$(PY) -m analysis validate
+	@touch $@
+
+references.bib: $(BUILD)/validated
+	$(PY) -m analysis bib
+
+notebooks: $(NB_OUT)
+
+# A notebook is re-executed when its source, the analysis package, or a data file it read
+# (recorded in _build/deps/<name>.d by the runner) changes. Validation runs first but its
+# time stamp alone does not trigger re-execution.
+$(STAGE)/notebooks/%.ipynb: analysis/notebooks/%.md $(PKG) | $(BUILD)/validated
+	$(PY) -m analysis execute $< $@
+
+-include $(wildcard $(BUILD)/deps/*.d)
+
+html: $(HTML_STAMP)
+$(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG)
+	$(PY) -m analysis html
+
+lint: venv
+	$(PY) -m ruff check analysis tests
+	$(PY) -m mypy
+
+## make run NB=name PARAMS="a=1 b=2": re-run one analysis with your own parameters
+run: venv validate
+	$(PY) -m analysis run $(NB) $(foreach p,$(PARAMS),-p $(firstword $(subst =, ,$(p))) $(word 2,$(subst =, ,$(p))))
+
+## make params NB=name: list a notebook's parameters
+params: venv
+	$(PY) -m analysis params $(NB)
+
+bench: venv
+	bash bench/build.sh
+
+freeze: venv
+	$(PY) -m pip freeze --exclude-editable | grep -v -E '^(pip|setuptools|wheel)==' > constraints.txt
+
+clean:
+	rm -rf $(BUILD)

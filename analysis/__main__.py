@@ -1,0 +1,80 @@
+"""Command line: python -m analysis COMMAND ...
+
+  validate                      check every file in data/ against its schema
+  params NOTEBOOK               list a notebook's parameters (type, default, unit, range, source)
+  run NOTEBOOK [-p NAME VALUE]  run one notebook with overrides into runs/<date>-<notebook>/
+  execute SRC.md OUT.ipynb      (build) execute a notebook into the book's build folder
+  html                          (build) stage and build the HTML strictly
+  bib                           (build) write references.bib from data/papers.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+from analysis.paths import BUILD, ROOT, STAGE, DataError
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m analysis", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("validate")
+    p = sub.add_parser("params")
+    p.add_argument("notebook")
+    r = sub.add_parser("run")
+    r.add_argument("notebook")
+    r.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    r.add_argument("--out", type=Path, default=None, help="output folder (default runs/<timestamp>-<notebook>)")
+    e = sub.add_parser("execute")
+    e.add_argument("src", type=Path)
+    e.add_argument("out", type=Path)
+    sub.add_parser("html")
+    sub.add_parser("bib")
+    args = ap.parse_args(argv)
+
+    from analysis import runner
+
+    try:
+        if args.cmd == "validate":
+            from analysis import validate
+
+            for line in validate.validate_all():
+                print(line)
+        elif args.cmd == "params":
+            md = runner.notebook_path(args.notebook)
+            print(f"{'name':<26} {'type':<6} {'default':<14} {'unit':<18} {'range':<10} source")
+            for prm in runner.parameters(md).values():
+                print(f"{prm.name:<26} {prm.type:<6} {prm.default!s:<14} {prm.unit:<18} {prm.range:<10} {prm.source}")
+        elif args.cmd == "run":
+            md = runner.notebook_path(args.notebook)
+            overrides = dict(args.param)
+            runner.check_overrides(md, overrides)
+            stamp = dt.datetime.now().strftime("%Y-%m-%dT%H%M%S")
+            out = args.out or ROOT / "runs" / f"{stamp}-{md.stem}"
+            runner.execute(md, out / f"{md.stem}.ipynb", overrides, figures=out / "figures", outputs=out / "outputs")
+            print(f"wrote {out}")
+        elif args.cmd == "execute":
+            name = args.src.stem
+            runner.execute(args.src, args.out, figures=STAGE / "figures", outputs=STAGE / "outputs",
+                           deps=BUILD / "deps" / f"{name}.d")
+            print(f"executed {args.src} -> {args.out}")
+        elif args.cmd == "html":
+            from analysis import build
+
+            return build.build_html()
+        elif args.cmd == "bib":
+            from analysis import papers
+
+            papers.write_bib(ROOT / "references.bib")
+    except (DataError, runner.ParameterError, runner.NotebookError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Assemble the book in _build/book and build its HTML strictly, keeping the last good HTML.
+
+The staged book holds copies of the sources (``_config.yml``, ``_toc.yml``,
+``intro.md``, ``chapters/``, ``references.bib``) next to what the notebooks produced
+(``notebooks/*.ipynb``, ``figures/``, ``outputs/``). Sphinx builds it into
+``_build/book/_build/html``; only a build without errors or warnings replaces
+``_build/html``.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis.paths import BUILD, ROOT, STAGE
+
+SOURCES = ["_config.yml", "_toc.yml", "intro.md", "references.bib", "chapters", "_static"]
+HTML = BUILD / "html"
+
+
+def _sync(src: Path, dst: Path) -> None:
+    """Copy src to dst, touching only files whose content changed (keeps Sphinx incremental)."""
+    if src.is_dir():
+        dst.mkdir(parents=True, exist_ok=True)
+        names = {p.name for p in src.iterdir()}
+        for p in dst.iterdir():
+            if p.name not in names:
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+        for p in src.iterdir():
+            _sync(p, dst / p.name)
+    elif not dst.exists() or not filecmp.cmp(src, dst, shallow=False):
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+
+
+def stage() -> None:
+    STAGE.mkdir(parents=True, exist_ok=True)
+    for name in SOURCES:
+        src = ROOT / name
+        if src.exists():
+            _sync(src, STAGE / name)
+    from analysis import gallery
+
+    gallery.write_page(STAGE / "reference" / "figures.md")
+
+
+def build_html(builder_args: list[str] | None = None) -> int:
+    stage()
+    out = STAGE / "_build"
+    cmd = [sys.executable, "-m", "jupyter_book.cli.main", "build", str(STAGE), "--builder", "html",
+           "-n", "-W", "--keep-going", *(builder_args or [])]
+    proc = subprocess.run(cmd, cwd=ROOT)
+    if proc.returncode != 0:
+        # Force a full re-read next time so warnings of unchanged pages are reported again.
+        shutil.rmtree(out / ".doctrees", ignore_errors=True)
+        print(f"\nbook build FAILED (exit {proc.returncode}); the last good HTML in {HTML} is unchanged",
+              file=sys.stderr)
+        return proc.returncode or 1
+    new = BUILD / "html.new"
+    old = BUILD / "html.old"
+    shutil.rmtree(new, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(out / "html", new)
+    (new / ".built").write_text("ok\n")
+    if HTML.exists():
+        HTML.rename(old)
+    new.rename(HTML)
+    shutil.rmtree(old, ignore_errors=True)
+    print(f"\nThe book is built. Open {HTML / 'index.html'}")
+    return 0

@@ -1,0 +1,153 @@
+"""The book's one figure style, its palette, and deterministic figure files.
+
+Every figure is made with :func:`new` and saved with :func:`save`, which writes
+``<id>.svg``, ``<id>.png`` (300 dpi) and ``<id>.pdf`` plus ``<id>.json`` (the
+figure's registry entry: title, caption, alt text, sources, notebook, parameters,
+data files) into :func:`analysis.paths.figures_dir`. Files are byte-reproducible:
+fixed ``svg.hashsalt``, no dates or software tags in the metadata.
+
+Set ``ANALYSIS_STYLE=talk`` to render the same figures for slides (16:9, larger
+type, thicker lines, same palette).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from analysis.paths import figures_dir  # noqa: E402
+
+FIG_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# Paul Tol's colour-blind-safe "muted" scheme plus two of his "vibrant" colours and grey.
+PALETTE: list[str] = [
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
+    "#CC6677", "#882255", "#AA4499", "#EE7733", "#0077BB", "#BBBBBB",
+]
+
+# One colour per theme, used in every figure. Keys are the ids of data/themes.yml.
+THEME_COLOURS: dict[str, str] = {
+    "gpu-kernels": "#332288",
+    "quantization": "#88CCEE",
+    "accelerators": "#44AA99",
+    "serving": "#117733",
+    "training-at-scale": "#999933",
+    "neural-graphics": "#DDCC77",
+    "nas": "#CC6677",
+    "sustainability": "#882255",
+    "scaling": "#AA4499",
+    "generative": "#EE7733",
+    "budget-training": "#0077BB",
+    "beyond-ml": "#BBBBBB",
+}
+
+STYLES: dict[str, dict[str, Any]] = {
+    "book": {"figsize": (8.0, 4.8), "font": 11, "line": 1.8, "marker": 6},
+    "talk": {"figsize": (13.333, 7.5), "font": 20, "line": 3.2, "marker": 11},
+}
+
+
+def style_name() -> str:
+    name = os.environ.get("ANALYSIS_STYLE", "book")
+    if name not in STYLES:
+        raise ValueError(f"ANALYSIS_STYLE={name!r}: expected one of {sorted(STYLES)}")
+    return name
+
+
+def use_style() -> None:
+    """Apply the book style (or the talk style) to matplotlib and seaborn."""
+    s = STYLES[style_name()]
+    sns.set_theme(style="whitegrid", palette=PALETTE, font="DejaVu Sans")
+    plt.rcParams.update(
+        {
+            "figure.figsize": s["figsize"],
+            "font.size": s["font"],
+            "axes.titlesize": s["font"] + 1,
+            "axes.labelsize": s["font"],
+            "xtick.labelsize": s["font"],
+            "ytick.labelsize": s["font"],
+            "legend.fontsize": s["font"] - 0.5 if s["font"] > 11 else s["font"],
+            "legend.title_fontsize": s["font"],
+            "lines.linewidth": s["line"],
+            "lines.markersize": s["marker"],
+            "svg.hashsalt": "ml-hardware-review",
+            "svg.fonttype": "path",
+            "pdf.fonttype": 42,
+            "savefig.bbox": "tight",
+            "figure.dpi": 100,
+        }
+    )
+
+
+def new(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[plt.Figure, Any]:
+    """A figure of the current style's size."""
+    use_style()
+    return plt.subplots(nrows, ncols, figsize=kw.pop("figsize", STYLES[style_name()]["figsize"]), **kw)
+
+
+def save(
+    fig: plt.Figure,
+    fig_id: str,
+    *,
+    title: str,
+    caption: str,
+    alt: str,
+    chapter: str,
+    sources: Sequence[str] = (),
+    data_files: Sequence[str] = (),
+    source_note: str = "",
+) -> Path:
+    """Write the figure as SVG, PNG (300 dpi) and PDF plus its registry entry. Returns the SVG path.
+
+    `sources` are citekeys of the papers the data came from; `data_files` are the
+    files of data/ it read; `source_note` names non-paper sources (datasheets, Epoch AI).
+    """
+    if not FIG_ID.match(fig_id):
+        raise ValueError(f"figure id {fig_id!r}: use lowercase words joined by '-'")
+    for field, value in (("title", title), ("caption", caption), ("alt", alt)):
+        if not value.strip():
+            raise ValueError(f"figure {fig_id}: {field} is empty")
+    if not sources and not source_note:
+        raise ValueError(f"figure {fig_id}: give its sources (citekeys or a source_note)")
+    out = figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    svg = out / f"{fig_id}.svg"
+    fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    fig.savefig(out / f"{fig_id}.png", format="png", dpi=300, metadata={"Software": None})
+    fig.savefig(
+        out / f"{fig_id}.pdf",
+        format="pdf",
+        metadata={"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None},
+    )
+    entry = {
+        "id": fig_id,
+        "title": title,
+        "caption": caption,
+        "alt": alt,
+        "chapter": chapter,
+        "sources": list(sources),
+        "source_note": source_note,
+        "data_files": sorted(set(data_files)),
+        "notebook": os.environ.get("ANALYSIS_NOTEBOOK", ""),
+        "parameters": json.loads(os.environ.get("ANALYSIS_PARAMETERS", "{}")),
+        "style": style_name(),
+    }
+    (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return svg
+
+
+def registry(folder: Path | None = None) -> list[dict[str, Any]]:
+    """All figure registry entries in `folder` (default: the figures folder), sorted by id."""
+    folder = folder or figures_dir()
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]

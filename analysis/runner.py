@@ -1,0 +1,244 @@
+"""Execute an analysis notebook (jupytext MyST markdown) with papermill.
+
+Parameters live in the notebook's cell tagged ``parameters``, one per line::
+
+    gpu_hour_usd: float = 2.0  # USD/GPU-hour | >=0 | assumptions.yml gpu_hour_usd_h100
+
+The comment after ``#`` holds ``unit | range | source``; the range is ``>=a``,
+``>a``, ``<=b`` or ``a..b``. Overrides are checked against these declarations: an
+unknown name, a value of the wrong type or a value out of range is refused before
+anything runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.paths import ROOT
+
+NOTEBOOKS = ROOT / "analysis" / "notebooks"
+
+
+class ParameterError(ValueError):
+    """A parameter override is unknown, of the wrong type or out of range."""
+
+
+class NotebookError(RuntimeError):
+    """A notebook raised; the message names the notebook and the cell."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # "int", "float", "str", "bool"
+    default: Any
+    unit: str = ""
+    range: str = ""
+    source: str = ""
+
+    def check(self, value: Any) -> Any:
+        """Return `value` coerced to this parameter's type, or raise ParameterError."""
+        v = _coerce(self, value)
+        if self.range and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if not _in_range(v, self.range):
+                raise ParameterError(f"parameter {self.name}={v!r} is out of range: accepts {self.range} ({self.unit})")
+        return v
+
+
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+
+
+def _coerce(p: Param, value: Any) -> Any:
+    accepts = f"accepts a {p.type}" + (f" in {p.unit}" if p.unit else "")
+    if isinstance(value, str) and p.type != "str":
+        text = value.strip()
+        try:
+            if p.type == "bool":
+                if text.lower() not in ("true", "false"):
+                    raise ValueError
+                return text.lower() == "true"
+            if p.type == "int":
+                return int(text)
+            return float(text)
+        except ValueError:
+            raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts}") from None
+    if p.type == "float" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, _TYPES[p.type]) or (p.type != "bool" and isinstance(value, bool)):
+        raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts}")
+    return value
+
+
+def _in_range(v: float, spec: str) -> bool:
+    spec = spec.replace(" ", "")
+    if ".." in spec:
+        lo, hi = spec.split("..")
+        return float(lo) <= v <= float(hi)
+    for op, fn in ((">=", lambda a, b: a >= b), ("<=", lambda a, b: a <= b), (">", lambda a, b: a > b),
+                   ("<", lambda a, b: a < b)):
+        if spec.startswith(op):
+            return bool(fn(v, float(spec[len(op):])))
+    raise ValueError(f"bad range spec {spec!r}")
+
+
+def notebook_path(name: str) -> Path:
+    """analysis/notebooks/<name>.md, or raise with the list of notebooks."""
+    p = Path(name)
+    if p.suffix == ".md" and p.is_file():
+        return p.resolve()
+    p = NOTEBOOKS / f"{name}.md"
+    if not p.is_file():
+        known = ", ".join(sorted(x.stem for x in NOTEBOOKS.glob("*.md")))
+        raise ParameterError(f"no notebook {name!r}; known notebooks: {known}")
+    return p
+
+
+def _read(md: Path) -> Any:
+    import jupytext
+
+    return jupytext.read(md, fmt="md:myst")
+
+
+def parameters(md: Path) -> dict[str, Param]:
+    """The declared parameters of a notebook, in order."""
+    nb = _read(md)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise ParameterError(f"{md}: expected exactly one cell tagged 'parameters', found {len(cells)}")
+    src = cells[0].source
+    out: dict[str, Param] = {}
+    for node in ast.parse(src).body:
+        if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name) or node.value is None:
+            raise ParameterError(
+                f"{md}: parameters cell line {node.lineno}: write `name: type = value  # unit | range | source`"
+            )
+        ann = ast.unparse(node.annotation)
+        if ann not in _TYPES:
+            raise ParameterError(f"{md}: parameter {node.target.id}: type must be one of {sorted(_TYPES)}")
+        line = src.splitlines()[node.lineno - 1]
+        comment = line.split("#", 1)[1] if "#" in line else ""
+        parts = [x.strip() for x in comment.split("|")] + ["", "", ""]
+        default = ast.literal_eval(node.value)
+        p = Param(node.target.id, ann, default, parts[0], parts[1], parts[2])
+        p.check(default)
+        out[p.name] = p
+    return out
+
+
+def check_overrides(md: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Validate overrides against the declared parameters; return them coerced."""
+    spec = parameters(md)
+    clean = {}
+    for name, value in overrides.items():
+        if name not in spec:
+            raise ParameterError(
+                f"{md.name}: unknown parameter {name!r}; accepts: {', '.join(spec) or '(none)'}"
+            )
+        clean[name] = spec[name].check(value)
+    return clean
+
+
+def _first_line(nb: Any, index: int) -> str:
+    try:
+        line = nb.cells[index].source.strip().splitlines()[0]
+    except (IndexError, AttributeError):
+        return ""
+    return line[:80]
+
+
+def execute(
+    md: Path,
+    out_ipynb: Path,
+    overrides: dict[str, Any] | None = None,
+    *,
+    figures: Path | None = None,
+    outputs: Path | None = None,
+    deps: Path | None = None,
+) -> Path:
+    """Execute `md` with papermill into `out_ipynb` (written only on success).
+
+    Figures and tables go to `figures`/`outputs`; the data files the kernel read are
+    written as a make rule to `deps`. Raises NotebookError naming the cell on failure.
+    """
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    md = md.resolve()
+    params = check_overrides(md, overrides or {})
+    nb = _read(md)
+    out_ipynb = out_ipynb.resolve()
+    out_ipynb.parent.mkdir(parents=True, exist_ok=True)
+    rel = md.relative_to(ROOT) if md.is_relative_to(ROOT) else md
+    with tempfile.TemporaryDirectory(prefix="nbrun-") as tmp:
+        src = Path(tmp) / "in.ipynb"
+        dst = Path(tmp) / "out.ipynb"
+        reads = Path(tmp) / "reads.txt"
+        reads.touch()
+        nbformat.write(nb, src)
+        env = {
+            "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "MPLBACKEND": "Agg",
+            "SOURCE_DATE_EPOCH": "0",
+            "PYTHONHASHSEED": "0",
+            "ANALYSIS_READS_FILE": str(reads),
+            "ANALYSIS_NOTEBOOK": str(rel),
+            "ANALYSIS_PARAMETERS": json.dumps(params, sort_keys=True),
+        }
+        if figures:
+            env["ANALYSIS_FIGURES_DIR"] = str(figures.resolve())
+        if outputs:
+            env["ANALYSIS_OUTPUTS_DIR"] = str(outputs.resolve())
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            papermill.execute_notebook(
+                str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
+                log_output=False, execution_timeout=900, kernel_name="python3",
+            )
+        except PapermillExecutionError as exc:
+            executed = nbformat.read(dst, as_version=4) if dst.exists() else nb
+            where = _first_line(executed, exc.cell_index)
+            raise NotebookError(
+                f"notebook {rel} failed in cell {exc.cell_index} (execution count {exc.exec_count}, "
+                f"starting {where!r}): {exc.ename}: {exc.evalue}"
+            ) from None
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        _scrub(dst)
+        shutil.move(str(dst), str(out_ipynb))
+        if deps:
+            files = sorted({line.strip() for line in reads.read_text().splitlines() if line.strip()})
+            deps.parent.mkdir(parents=True, exist_ok=True)
+            tmpdeps = deps.with_suffix(".tmp")
+            rels = [os.path.relpath(f, ROOT) for f in files]
+            target = os.path.relpath(out_ipynb, ROOT)
+            tmpdeps.write_text(f"{target}: {' '.join(rels)}\n" + "".join(f"{r}:\n" for r in rels))
+            tmpdeps.replace(deps)
+    return out_ipynb
+
+
+def _scrub(path: Path) -> None:
+    """Drop run times and timestamps from an executed notebook so builds are reproducible."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.get("metadata", {}).pop("papermill", None)
+    for cell in data.get("cells", []):
+        meta = cell.get("metadata", {})
+        meta.pop("papermill", None)
+        meta.pop("execution", None)
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    text = re.sub(r'"(start_time|end_time)": "[^"]*"', r'"\1": null', text)
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,80 @@
+"""pandera schemas for the CSV files in data/. Units are in the column names."""
+
+from __future__ import annotations
+
+import pandera.pandas as pa
+
+HW_ID = r"^[A-Za-z0-9][A-Za-z0-9.\-]*$"
+ARXIV = r"^(\d{4}\.\d{4,5}|[a-z\-]+(\.[A-Z]{2})?/\d{7})$"
+DOI = r"^10\.\d{4,9}/\S+$"
+CITEKEY = r"^[a-z][a-z0-9]*$"
+YEAR = pa.Check.in_range(1990, 2030)
+
+
+def _opt_num(*checks: pa.Check) -> pa.Column:
+    return pa.Column(float, nullable=True, coerce=True, checks=[pa.Check.ge(0), *checks])
+
+
+def _opt_str(*checks: pa.Check) -> pa.Column:
+    return pa.Column(str, nullable=True, checks=list(checks))
+
+
+HARDWARE = pa.DataFrameSchema(
+    {
+        "hardware_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(HW_ID)),
+        "family": pa.Column(str, checks=pa.Check.str_matches(HW_ID)),
+        "vendor": pa.Column(str),
+        "kind": pa.Column(str, checks=pa.Check.isin(["gpu", "tpu", "npu", "asic", "cpu", "fpga", "soc"])),
+        "name": pa.Column(str),
+        "release_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
+        "memory_gb": _opt_num(),
+        "mem_bw_tbps": _opt_num(),
+        "tdp_w": _opt_num(),
+        "peak_fp64_tflops": _opt_num(),
+        "peak_fp32_tflops": _opt_num(),
+        "peak_tf32_tflops": _opt_num(),
+        "peak_bf16_tflops": _opt_num(),
+        "peak_fp16_tflops": _opt_num(),
+        "peak_fp8_tflops": _opt_num(),
+        "peak_int8_tops": _opt_num(),
+        "interconnect_gbps": _opt_num(),
+        "source": pa.Column(str),
+        "source_url": _opt_str(),
+        "notes": _opt_str(),
+    },
+    strict=True,
+    ordered=False,
+)
+
+THEME_IDS: list[str] = []  # filled from data/themes.yml by analysis.papers
+
+PAPERS = pa.DataFrameSchema(
+    {
+        "citekey": pa.Column(str, unique=True, checks=pa.Check.str_matches(CITEKEY)),
+        "title": _opt_str(),
+        "authors": _opt_str(),
+        "year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
+        "venue": _opt_str(),
+        "arxiv_id": _opt_str(pa.Check.str_matches(ARXIV)),
+        "doi": _opt_str(pa.Check.str_matches(DOI)),
+        "url": _opt_str(pa.Check.str_matches(r"^https?://")),
+        "version_notes": _opt_str(),
+        "theme": pa.Column(str),
+        "secondary_theme": _opt_str(),
+        "subtopic": pa.Column(str),
+        "contribution_type": pa.Column(
+            str,
+            checks=pa.Check.isin(["system", "method", "benchmark", "survey", "position", "model", "dataset"]),
+        ),
+        "system_name": _opt_str(),
+        "hardware": _opt_str(),
+        "code_url": _opt_str(pa.Check.str_matches(r"^https?://")),
+        "headline": _opt_str(),
+        "summary": pa.Column(str, checks=pa.Check.str_length(min_value=40)),
+        "source_records": pa.Column(str, checks=pa.Check.str_matches(r"^[^#;]+#\d+(;[^#;]+#\d+)*$")),
+        "fingerprint": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[0-9a-f]{64}$")),
+        "notes": _opt_str(),
+    },
+    strict=True,
+    ordered=False,
+)
