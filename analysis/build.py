@@ -50,7 +50,7 @@ def stage() -> None:
 def build_html(builder_args: list[str] | None = None) -> int:
     stage()
     out = STAGE / "_build"
-    cmd = [sys.executable, "-m", "jupyter_book.cli.main", "build", str(STAGE), "--builder", "html",
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",
            "-n", "-W", "--keep-going", *(builder_args or [])]
     proc = subprocess.run(cmd, cwd=ROOT)
     if proc.returncode != 0:

@@ -30,7 +30,7 @@ def chapter_titles() -> dict[str, str]:
 
 def cite_text(entry: dict[str, Any], meta: dict[str, Any]) -> str:
     return (f"{meta['title']}, figure `{entry['id']}` ({entry['title']}), version {meta['version']}. "
-            f"{meta['url']}reference/figures.html#fig-{entry['id']}")
+            f"{meta['url']}reference/figures.html#gallery-{entry['id']}")
 
 
 def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
@@ -40,7 +40,7 @@ def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
         f"  title = {{{{{entry['title']}}}}},",
         f"  howpublished = {{Figure {entry['id']} in: {meta['title']}}},",
         f"  note = {{Version {meta['version']}}},",
-        f"  url = {{{meta['url']}reference/figures.html#fig-{entry['id']}}}",
+        f"  url = {{{meta['url']}reference/figures.html#gallery-{entry['id']}}}",
         "}",
     ])
 
@@ -65,7 +65,7 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
             fid = e["id"]
             papers = ", ".join(f"{{cite:t}}`{k}`" for k in e["sources"]) or "none"
             lines += [
-                f"(fig-{fid})=", f"### {e['title']}", "",
+                f"(gallery-{fid})=", f"### {e['title']}", "",
                 f"```{{image}} ../figures/{fid}.png", f":alt: {e['alt']}", ":width: 360px", "```", "",
                 f"{e['caption']}", "",
                 f"**Id** `{fid}` · **Files** {{download}}`SVG <../figures/{fid}.svg>` · "

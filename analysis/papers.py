@@ -73,6 +73,8 @@ def bib_entry(row: pd.Series) -> str:
         fields.append(("title", f"{{{latex_escape(title)}}}"))
     if pd.notna(row["authors"]):
         fields.append(("author", latex_escape(row["authors"])))
+    else:
+        fields.append(("author", "{Authors not identified}"))
     if pd.notna(row["year"]):
         fields.append(("year", str(int(row["year"]))))
     arxiv = row["arxiv_id"] if pd.notna(row["arxiv_id"]) else None
@@ -85,7 +87,11 @@ def bib_entry(row: pd.Series) -> str:
         fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
     if pd.notna(row["doi"]):
         fields.append(("doi", row["doi"]))
-    if pd.notna(row["url"]):
+    if arxiv:
+        fields.append(("url", f"https://arxiv.org/abs/{arxiv}"))
+    elif pd.notna(row["doi"]):
+        fields.append(("url", f"https://doi.org/{row['doi']}"))
+    elif pd.notna(row["url"]):
         fields.append(("url", row["url"]))
     kind = "article" if (venue or arxiv) and title else "misc"
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)

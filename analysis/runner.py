@@ -146,12 +146,15 @@ def check_overrides(md: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def _first_line(nb: Any, index: int) -> str:
-    try:
-        line = nb.cells[index].source.strip().splitlines()[0]
-    except (IndexError, AttributeError):
-        return ""
-    return line[:80]
+def _failed_cell(executed: Any, exec_count: int | None) -> tuple[int, str]:
+    """(1-based number among the source's code cells, first line) of the cell that ran as `exec_count`."""
+    code = [c for c in executed.cells if c.get("cell_type") == "code"
+            and "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    for i, cell in enumerate(code, 1):
+        if exec_count is not None and cell.get("execution_count") == exec_count:
+            lines = cell.source.strip().splitlines()
+            return i, (lines[0][:80] if lines else "")
+    return 0, ""
 
 
 def execute(
@@ -190,6 +193,7 @@ def execute(
             "MPLBACKEND": "Agg",
             "SOURCE_DATE_EPOCH": "0",
             "PYTHONHASHSEED": "0",
+            "PYTHONPATH": str(ROOT),
             "ANALYSIS_READS_FILE": str(reads),
             "ANALYSIS_NOTEBOOK": str(rel),
             "ANALYSIS_PARAMETERS": json.dumps(params, sort_keys=True),
@@ -207,10 +211,9 @@ def execute(
             )
         except PapermillExecutionError as exc:
             executed = nbformat.read(dst, as_version=4) if dst.exists() else nb
-            where = _first_line(executed, exc.cell_index)
+            number, first = _failed_cell(executed, exc.exec_count)
             raise NotebookError(
-                f"notebook {rel} failed in cell {exc.cell_index} (execution count {exc.exec_count}, "
-                f"starting {where!r}): {exc.ename}: {exc.evalue}"
+                f"notebook {rel} failed in code cell {number} (starting {first!r}): {exc.ename}: {exc.evalue}"
             ) from None
         finally:
             for k, v in saved.items():

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = Path(os.environ.get("SEEDS_DIR", ROOT.parent / "shared" / "seeds"))
+PY = ROOT / ".venv" / "bin" / "python"
+
+
+@pytest.fixture
+def seeds() -> Path:
+    if not SEEDS.is_dir():
+        pytest.skip(f"seed corpus not present at {SEEDS} (CI has it at ../shared/seeds)")
+    return SEEDS
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    """A copy of the project (tracked files plus the current _build) with the venv linked in."""
+    dst = tmp_path / "main"
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.split()
+    for f in files:
+        src = ROOT / f
+        if src.is_file():
+            (dst / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / f)
+    for extra in ("references.bib",):
+        if (ROOT / extra).exists():
+            shutil.copy2(ROOT / extra, dst / extra)
+    if (ROOT / "_build").exists():
+        shutil.copytree(ROOT / "_build", dst / "_build", symlinks=True,
+                        ignore=shutil.ignore_patterns("html.new", "html.old"))
+    (dst / ".venv").symlink_to(ROOT / ".venv")
+    # the seed corpus sits beside the project
+    (tmp_path / "shared").symlink_to(SEEDS.parent)
+    return dst
+
+
+def make(cwd: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    return subprocess.run(["make", "--no-print-directory", *targets], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=1800)

@@ -1,0 +1,136 @@
+"""Cost models: unit behaviour, and reproduction of published figures.
+
+Every expected value below is taken from the publication named in the comment, never
+from running this code. Tolerances are the rounding the publication uses.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis import models as m
+
+
+def test_6nd_reproduces_gpt3_compute():
+    # Brown et al. 2020 (GPT-3), Table D.1: 175B parameters, 300B tokens, 3.14e23 training FLOP.
+    assert m.training_flops_6nd(175e9, 300e9) == pytest.approx(3.14e23, rel=0.01)
+
+
+def test_megatron_training_time_gpt3_175b():
+    # Narayanan et al. 2021 (Megatron-LM), Sec. 5.1: end-to-end time ≈ 8·T·P/(n·X) with
+    # activation recomputation; GPT-3 175B, T = 300B tokens, n = 1024 A100s, X = 140 TFLOP/s
+    # per GPU gives about 34 days.
+    days = m.training_days(8 * 300e9 * 175e9, 1024, 140, 1.0)
+    assert days == pytest.approx(34, abs=0.5)
+
+
+def test_megatron_training_time_1t():
+    # Same paper: the 1T model (1008B parameters), T = 450B tokens, 3072 GPUs at 163 TFLOP/s → about 84 days.
+    assert m.training_days(8 * 450e9 * 1008e9, 3072, 163, 1.0) == pytest.approx(84, abs=0.5)
+
+
+def test_megatron_per_iteration_formula_matches_8tp_approximation():
+    # Narayanan et al. 2021 derive 8·T·P from eq. (3) when h ≫ s and 12·l·h² ≈ P.
+    # For their 1T configuration (l=128, h=25600, s=2048, V=51200, B=3072) the exact
+    # formula is within a few percent of 8·B·s·P with P = 12·l·h².
+    B, s, l, h, V = 3072, 2048, 128, 25600, 51200
+    exact = m.megatron_flops_per_iteration(B, s, l, h, V)
+    approx = 8 * B * s * 12 * l * h**2
+    assert exact / approx == pytest.approx(1 + s / (6 * h) + V / (16 * l * h))
+    assert 1.0 < exact / approx < 1.05
+
+
+def test_inference_flops_per_token():
+    assert m.inference_flops_per_token(7e9) == 14e9
+    assert m.inference_flops_per_token(1e9, layers=10, context=100, d_attn=1000) == 2e9 + 2e6
+
+
+def test_bytes_per_param_zero_stages():
+    # Rajbhandari et al. 2020 (ZeRO), Sec. 3/5: mixed-precision Adam needs 2+2+12 = 16 bytes per
+    # parameter; with N_d = 64 devices the per-device figures are 4 + 12/64 (P_os),
+    # 2 + 14/64 (P_os+g) and 16/64 (P_os+g+p).
+    assert m.training_bytes_per_param(0) == 16
+    assert m.training_bytes_per_param(1, 64) == pytest.approx(4 + 12 / 64)
+    assert m.training_bytes_per_param(2, 64) == pytest.approx(2 + 14 / 64)
+    assert m.training_bytes_per_param(3, 64) == pytest.approx(16 / 64)
+
+
+def test_zero_paper_7_5b_example():
+    # ZeRO paper, Figure 1: a 7.5B model needs 120 GB per device for model states without ZeRO,
+    # 31.4 GB with P_os, 16.6 GB with P_os+g and 1.9 GB with P_os+g+p, on N_d = 64.
+    p = 7.5e9
+    assert p * m.training_bytes_per_param(0) / 1e9 == pytest.approx(120)
+    assert p * m.training_bytes_per_param(1, 64) / 1e9 == pytest.approx(31.4, abs=0.05)
+    assert p * m.training_bytes_per_param(2, 64) / 1e9 == pytest.approx(16.6, abs=0.05)
+    assert p * m.training_bytes_per_param(3, 64) / 1e9 == pytest.approx(1.9, abs=0.05)
+
+
+def test_activation_memory_korthikanti():
+    # Korthikanti et al. 2022, eq. (2): s·b·h·(34 + 5·a·s/h) bytes per layer; with full recomputation 2·s·b·h.
+    assert m.activation_bytes_per_layer(2048, 1, 12288, 96) == 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
+    assert m.activation_bytes_per_layer(2048, 1, 12288, 96, recompute=True) == 2 * 2048 * 12288
+
+
+def test_kv_cache_opt_13b():
+    # Kwon et al. 2023 (vLLM), Sec. 3: for OPT-13B (40 layers, hidden size 5120 = 40 heads × 128, FP16)
+    # one token's KV cache takes 2 (K,V) × 5120 × 40 × 2 bytes = 800 KB (819,200 bytes).
+    assert m.kv_cache_bytes(40, 40, 128, 1) == 819200
+    assert m.kv_cache_bytes(40, 40, 128, 2048, batch=2) == 819200 * 2048 * 2
+
+
+def test_roofline():
+    assert m.ridge_point(312, 2.0) == 156
+    assert m.attainable_tflops(10, 312, 2.0) == 20
+    assert m.attainable_tflops(1000, 312, 2.0) == 312
+
+
+def test_decode_bound_is_bandwidth_limited_at_batch_1():
+    # 7e9 params × 2 bytes = 14 GB read per step at 2 TB/s → 7 ms per token, 142.9 tokens/s.
+    assert m.decode_tokens_per_s(7e9, 1, 2.0, 312) == pytest.approx(2e12 / 14e9)
+    # At a huge batch the compute bound takes over: 2·N·B FLOP per step.
+    b = 100_000
+    assert m.decode_tokens_per_s(7e9, b, 2.0, 312) == pytest.approx(312e12 / 14e9)
+
+
+def test_costs_and_energy():
+    assert m.rental_cost_usd(1000, 2.5) == 2500
+    assert m.usd_per_million_tokens(1000, 3.6) == pytest.approx(1.0)
+    assert m.energy_kwh(1000, 400, 1.5) == 600
+    assert m.co2e_tonnes(1000, 0.4) == pytest.approx(0.4)
+    # amortised: a $10,000 GPU over 1 year of hours costs 10,000 for a year's GPU-hours.
+    assert m.amortised_cost_usd(m.HOURS_PER_YEAR, 10_000, 1) == pytest.approx(10_000)
+    assert m.amortised_cost_usd(m.HOURS_PER_YEAR, 10_000, 1, server_overhead=0.2) == pytest.approx(12_000)
+
+
+def test_gpt3_energy_patterson():
+    # Patterson et al. 2021, Table 4 (GPT-3): 10,000 V100s for 14.8 days at 330 W average per
+    # processor, datacentre PUE 1.10 → 1,287 MWh; at 0.429 kgCO2e/kWh → 552 tCO2e.
+    kwh = m.energy_kwh(m.gpu_hours(10_000, 14.8), 330, 1.10)
+    assert kwh / 1000 == pytest.approx(1287, rel=0.005)
+    assert m.co2e_tonnes(kwh, 0.429) == pytest.approx(552, rel=0.005)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: m.training_flops_6nd(-1, 10),
+        lambda: m.training_flops_6nd(1, math.nan),
+        lambda: m.energy_kwh(10, 300, 0.9),
+        lambda: m.training_bytes_per_param(4),
+        lambda: m.max_concurrent_requests(80, 140, 1e6),
+        lambda: m.bytes_per_element("fp3.5"),
+        lambda: m.prefill_tokens_per_s(7e9, 312, 1.5),
+        lambda: m.gpus_to_hold(100, 80, 1.2),
+    ],
+)
+def test_impossible_input_is_refused(call):
+    with pytest.raises(m.ModelError):
+        call()
+
+
+def test_gpus_to_hold():
+    assert m.gpus_to_hold(160, 80) == 2
+    assert m.gpus_to_hold(161, 80) == 3
+    assert m.max_concurrent_requests(80, 14, 1e9) == 66

@@ -1,0 +1,100 @@
+"""Notebook parameters and the papermill runner."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import PY, ROOT
+
+from analysis import runner
+
+NB = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Test notebook
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+price_usd: float = 2.0  # USD/GPU-hour | >=0 | test
+pue: float = 1.1  # ratio | 1..3 | test
+region: str = "world"  # region | | test
+n: int = 3  # count | >0 | test
+```
+
+```{code-cell} ipython3
+total = price_usd * n
+```
+
+```{code-cell} ipython3
+raise ValueError("boom from cell three")
+```
+"""
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Path:
+    p = tmp_path / "tiny.md"
+    p.write_text(NB)
+    return p
+
+
+def test_parameters_are_parsed(nb: Path):
+    ps = runner.parameters(nb)
+    assert list(ps) == ["price_usd", "pue", "region", "n"]
+    assert ps["price_usd"].type == "float" and ps["price_usd"].unit == "USD/GPU-hour"
+    assert ps["pue"].range == "1..3"
+
+
+def test_overrides_are_coerced(nb: Path):
+    assert runner.check_overrides(nb, {"price_usd": "2.5", "n": "4"}) == {"price_usd": 2.5, "n": 4}
+
+
+@pytest.mark.parametrize(
+    "overrides, fragment",
+    [
+        ({"prise_usd": 1}, "unknown parameter 'prise_usd'"),
+        ({"n": "three"}, "wrong type"),
+        ({"n": 2.5}, "wrong type"),
+        ({"price_usd": -1}, "out of range"),
+        ({"pue": 0.9}, "out of range"),
+    ],
+)
+def test_bad_overrides_are_refused(nb: Path, overrides: dict, fragment: str):
+    with pytest.raises(runner.ParameterError, match=fragment):
+        runner.check_overrides(nb, overrides)
+
+
+def test_failing_cell_is_named(nb: Path, tmp_path: Path):
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(runner.NotebookError) as err:
+        runner.execute(nb, out, figures=tmp_path / "f", outputs=tmp_path / "o")
+    msg = str(err.value)
+    assert "tiny.md" in msg and "failed in code cell 3" in msg and "boom from cell three" in msg
+    assert "raise ValueError" in msg
+    assert not out.exists(), "a failed notebook must not leave an output behind"
+
+
+def test_cli_refuses_unknown_parameter_before_running():
+    proc = subprocess.run([str(PY), "-m", "analysis", "run", "corpus-overview", "-p", "no_such", "1"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "unknown parameter 'no_such'" in proc.stderr
+    assert "nothing" not in proc.stdout
+
+
+def test_every_notebook_declares_valid_parameters():
+    nbs = sorted((ROOT / "analysis" / "notebooks").glob("*.md"))
+    assert nbs
+    for md in nbs:
+        runner.parameters(md)  # raises on a malformed parameters cell
