@@ -31,8 +31,12 @@ book: venv validate
 	@$(MAKE) --no-print-directory html
 
 ## make test: the same set-up and build, then lint and the whole test suite
-test: book lint
+test: book lint browser-deps
 	$(PY) -m pytest -q
+
+# Debian's chromium for the browser tests (never a downloaded browser build)
+browser-deps:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 venv: $(VENV_STAMP)
 $(VENV_STAMP): requirements.txt constraints.txt pyproject.toml

@@ -36,12 +36,23 @@ def _sync(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
+def _mathjax() -> None:
+    """Serve MathJax from the book itself (no CDN): tex-chtml.js and its web fonts."""
+    import mathjax  # the django-static-mathjax distribution: MathJax 3.2.2 files
+
+    es5 = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    dst = STAGE / "_static" / "mathjax"
+    _sync(es5 / "tex-chtml.js", dst / "tex-chtml.js")
+    _sync(es5 / "output" / "chtml" / "fonts" / "woff-v2", dst / "output" / "chtml" / "fonts" / "woff-v2")
+
+
 def stage() -> None:
     STAGE.mkdir(parents=True, exist_ok=True)
     for name in SOURCES:
         src = ROOT / name
         if src.exists():
             _sync(src, STAGE / name)
+    _mathjax()
     from analysis import gallery
 
     gallery.write_page(STAGE / "reference" / "figures.md")

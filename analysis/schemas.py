@@ -24,7 +24,7 @@ HARDWARE = pa.DataFrameSchema(
         "hardware_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(HW_ID)),
         "family": pa.Column(str, checks=pa.Check.str_matches(HW_ID)),
         "vendor": pa.Column(str),
-        "kind": pa.Column(str, checks=pa.Check.isin(["gpu", "tpu", "npu", "asic", "cpu", "fpga", "soc"])),
+        "kind": pa.Column(str, checks=pa.Check.isin(["gpu", "tpu", "npu", "asic", "cpu", "fpga", "soc", "network"])),
         "name": pa.Column(str),
         "release_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
         "memory_gb": _opt_num(),

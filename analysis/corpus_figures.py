@@ -1,0 +1,83 @@
+"""Figures of the corpus overview: the flow diagram, papers per theme, hardware by theme."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from analysis import figures
+from analysis import hardware as hw
+
+
+def flow_diagram(*, n_records: int, n_duplicates: int, n_papers: int, n_identified: int,
+                 per_theme: pd.Series, themes: pd.DataFrame) -> plt.Figure:
+    """A PRISMA-style flow: records → duplicates removed → papers → identified → per theme."""
+    fig, ax = figures.new(figsize=(10, 7.5))
+    ax.set_axis_off()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    box = {"boxstyle": "round,pad=0.4", "fc": "white", "ec": figures.PALETTE[0], "lw": 1.5}
+    steps = [
+        (9.3, f"Seed records in 3 files: {n_records}"),
+        (7.9, f"Distinct papers after merging {n_duplicates} exact duplicates: {n_papers}"),
+        (6.5, f"Identified with an arXiv ID or DOI: {n_identified}  (not: {n_papers - n_identified})"),
+    ]
+    for y, text in steps:
+        ax.text(5, y, text, ha="center", va="center", bbox=box, fontsize=12)
+    for y0, y1 in ((9.3, 7.9), (7.9, 6.5)):
+        ax.annotate("", xy=(5, y1 + 0.45), xytext=(5, y0 - 0.45), arrowprops={"arrowstyle": "->", "lw": 1.5})
+    ax.annotate("", xy=(5, 5.3), xytext=(5, 6.05), arrowprops={"arrowstyle": "->", "lw": 1.5})
+    titles = dict(zip(themes["id"], themes["title"], strict=True))
+    order = [t for t in themes["id"] if t in per_theme.index]
+    n = len(order)
+    for i, tid in enumerate(order):
+        col, row = i % 2, i // 2
+        x = 2.6 + 4.8 * col
+        y = 4.9 - row * 0.82
+        colour = figures.THEME_COLOURS[tid]
+        label = f"{titles[tid]}: {int(per_theme[tid])}"
+        if tid == "beyond-ml":
+            label = f"Set aside (not ML efficiency): {int(per_theme[tid])}"
+        ax.text(x, y, label, ha="center", va="center", fontsize=11,
+                bbox={"boxstyle": "round,pad=0.3", "fc": colour, "ec": colour, "alpha": 0.35})
+    ax.text(5, 5.5 - 0.0, f"Assigned to one primary theme ({n} groups)", ha="center", va="bottom", fontsize=12)
+    return fig
+
+
+def papers_per_theme(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
+    titles = dict(zip(themes["id"], themes["title"], strict=True))
+    years = pp["year"].astype("Int64").astype("string").fillna("unknown")
+    tab = pd.crosstab(pp["theme"].map(titles), years)
+    tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index][::-1]]
+    fig, ax = figures.new(figsize=(10, 6.5))
+    cols = sorted(tab.columns)
+    palette = sns.color_palette("cividis", n_colors=len(cols))
+    left = pd.Series(0, index=tab.index)
+    for c, colour in zip(cols, palette, strict=True):
+        ax.barh(tab.index, tab[c], left=left, color=colour, label=c)
+        left += tab[c]
+    ax.set_xlabel("papers (count)")
+    ax.legend(title="year", ncol=2, loc="lower right", fontsize=10)
+    return fig
+
+
+def hardware_heatmap(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
+    table = hw.load()
+    family = dict(zip(table["hardware_id"], table["family"], strict=True))
+    rows = []
+    for _, r in pp.iterrows():
+        for h in (r["hardware"] or "").split(";") if pd.notna(r["hardware"]) else []:
+            rows.append((r["citekey"], r["theme"], family.get(h, h)))
+    df = pd.DataFrame(rows, columns=["citekey", "theme", "family"]).drop_duplicates()
+    titles = dict(zip(themes["id"], themes["title"], strict=True))
+    tab = pd.crosstab(df["theme"].map(titles), df["family"])
+    keep = tab.sum().sort_values(ascending=False).index[:16]
+    tab = tab[keep]
+    tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index]]
+    fig, ax = figures.new(figsize=(12, 6.5))
+    sns.heatmap(tab, annot=True, fmt="d", cmap="Blues", cbar_kws={"label": "papers (count)"}, ax=ax,
+                annot_kws={"fontsize": 10})
+    ax.set_xlabel("hardware family named in the abstract")
+    ax.set_ylabel("")
+    return fig

@@ -1,0 +1,185 @@
+"""The data files: schemas, cross-references, the seed mapping, references.bib, own words."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import ROOT
+
+from analysis import claims, corpus, hardware, papers, paths, tables
+from analysis.paths import DataError
+
+
+def test_all_data_files_validate():
+    from analysis import validate
+
+    lines = list(validate.validate_all())
+    assert len(lines) >= 5
+
+
+def test_papers_unique_keys_and_themes():
+    df = papers.load()
+    assert df["citekey"].is_unique and df["fingerprint"].is_unique
+    assert set(df["theme"]) <= set(papers.themes()["id"])
+    # every theme of the taxonomy is used
+    assert set(papers.themes()["id"]) == set(df["theme"])
+
+
+def test_identification_rate():
+    df = papers.load()
+    identified = (df["arxiv_id"].notna() | df["doi"].notna()).mean()
+    assert identified >= 0.95
+    # an unidentified paper must say why
+    missing = df[df["arxiv_id"].isna() & df["doi"].isna()]
+    assert missing["notes"].notna().all()
+
+
+def test_every_seed_record_maps_to_exactly_one_paper(seeds: Path):
+    df = papers.load()
+    by_fp = dict(zip(df["fingerprint"], df["citekey"], strict=True))
+    seen: dict[str, str] = {}
+    for p in corpus.load_corpus(seeds):
+        assert p.fingerprint in by_fp, f"seed paper {p.source_records} has no row in data/papers.csv"
+        for r in p.records:
+            assert r.ref not in seen
+            seen[r.ref] = by_fp[p.fingerprint]
+    listed = {ref for refs in df["source_records"] for ref in refs.split(";")}
+    assert listed == set(seen), "source_records in papers.csv differ from the seed files"
+    assert len(df) == len({p.fingerprint for p in corpus.load_corpus(seeds)})
+
+
+def test_references_bib_has_one_entry_per_paper(tmp_path: Path):
+    import pybtex.database
+
+    out = tmp_path / "references.bib"
+    papers.write_bib(out)
+    bib = pybtex.database.parse_file(str(out))
+    assert set(bib.entries) == set(papers.load()["citekey"])
+    e = bib.entries["shah2024flashattention3"]
+    assert e.fields["journal"].startswith("arXiv preprint arXiv:") or e.fields.get("journal")
+    assert e.fields["eprint"]
+
+
+def test_latex_escaping():
+    assert papers.latex_escape("$100K & 50% of #1_x") == r"\$100K \& 50\% of \#1\_x"
+
+
+def test_claim_evidence_occurs_in_the_abstracts(seeds: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("SEEDS_DIR", str(seeds))
+    assert claims.check_evidence() == "evidence found in the abstracts"
+
+
+def test_claims_reference_known_papers_and_hardware():
+    df = claims.load()
+    assert len(df) >= 700
+    assert set(df["citekey"]) <= set(papers.load()["citekey"])
+    names = hardware.names()
+    for hw in df["hardware"].dropna():
+        assert set(hw.split(";")) <= names
+
+
+def test_no_text_copied_from_the_abstracts(seeds: Path):
+    tool = ROOT.parent / "shared" / "tools" / "verbatim_check.py"
+    if not tool.exists():
+        pytest.skip(f"{tool} not present")
+    proc = subprocess.run([sys.executable, str(tool), "--repo", str(ROOT), "--seeds", str(seeds)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+# --- bad input: each corruption names file, row and column -----------------------------------
+
+@pytest.fixture
+def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    dst = tmp_path / "data"
+    shutil.copytree(paths.DATA, dst)
+    monkeypatch.setattr(paths, "DATA", dst)
+    monkeypatch.setattr(papers, "DATA", dst)
+    monkeypatch.setattr(claims, "DATA", dst)
+    for mod in (papers, hardware, claims):
+        for name in ("_load", "themes"):
+            fn = getattr(mod, name, None)
+            if fn is not None and hasattr(fn, "cache_clear"):
+                fn.cache_clear()
+    yield dst
+    for mod in (papers, hardware, claims):
+        for name in ("_load", "themes"):
+            fn = getattr(mod, name, None)
+            if fn is not None and hasattr(fn, "cache_clear"):
+                fn.cache_clear()
+
+
+def _edit_csv(path: Path, row: int, column: str, value: str) -> None:
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.loc[row, column] = value
+    df.to_csv(path, index=False)
+
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("theme", "quantum-vibes", "papers.csv: row 5, column theme: unknown theme"),
+        ("arxiv_id", "24o7.0860", "papers.csv: row 5, column arxiv_id"),
+        ("year", "twenty", "papers.csv: row 5, column year"),
+        ("hardware", "A100;Warp-Drive-9000", "papers.csv: row 5, column hardware"),
+    ],
+)
+def test_bad_paper_rows_are_named(data_copy: Path, column: str, value: str, message: str):
+    _edit_csv(data_copy / "papers.csv", 3, column, value)
+    with pytest.raises(DataError, match=message):
+        papers.load()
+
+
+def test_duplicated_citekey_is_named(data_copy: Path):
+    df = pd.read_csv(data_copy / "papers.csv", dtype=str, keep_default_na=False)
+    df.loc[7, "citekey"] = df.loc[2, "citekey"]
+    df.to_csv(data_copy / "papers.csv", index=False)
+    with pytest.raises(DataError, match=r"papers.csv: row (4|9), column citekey"):
+        papers.load()
+
+
+def test_missing_column_is_named(data_copy: Path):
+    df = pd.read_csv(data_copy / "hardware.csv", dtype=str, keep_default_na=False)
+    df.drop(columns=["mem_bw_tbps"]).to_csv(data_copy / "hardware.csv", index=False)
+    with pytest.raises(DataError, match="hardware.csv: header, column mem_bw_tbps: required column is missing"):
+        hardware.load()
+
+
+def test_non_numeric_hardware_value_is_named(data_copy: Path):
+    _edit_csv(data_copy / "hardware.csv", 0, "peak_bf16_tflops", "fast")
+    with pytest.raises(DataError, match="hardware.csv: row 2, column peak_bf16_tflops"):
+        hardware.load()
+
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("citekey", "nobody2099", "claims.csv: row 3, column citekey: unknown citekey"),
+        ("unit", "furlongs", "claims.csv: row 3, column unit"),
+        ("hardware", "Warp-Drive-9000", "claims.csv: row 3, column hardware"),
+        ("evidence", "one two three four five six seven eight nine ten eleven twelve thirteen",
+         "claims.csv: row 3, column evidence: evidence longer than 12 words"),
+    ],
+)
+def test_bad_claim_rows_are_named(data_copy: Path, column: str, value: str, message: str):
+    _edit_csv(data_copy / "claims.csv", 1, column, value)
+    with pytest.raises(DataError, match=message):
+        claims.load()
+
+
+def test_claim_evidence_not_in_abstract_is_named(data_copy: Path, seeds: Path, monkeypatch):
+    monkeypatch.setenv("SEEDS_DIR", str(seeds))
+    _edit_csv(data_copy / "claims.csv", 1, "evidence", "a sentence that no abstract contains 42")
+    with pytest.raises(DataError, match="claims.csv: row 3, column evidence: not found in the abstract"):
+        claims.check_evidence()
+
+
+def test_malformed_csv_is_named(data_copy: Path):
+    (data_copy / "hardware.csv").write_bytes(b"hardware_id,family\n\"unclosed,quote\n")
+    with pytest.raises(DataError, match="hardware.csv"):
+        tables.read_csv("hardware.csv", hardware.schemas.HARDWARE)
