@@ -1,9 +1,18 @@
-"""Validate every file in data/ (schemas and cross-file references)."""
+"""Validate every file in data/ (schemas and cross-file references).
+
+The core files are listed in CHECKS. A module of the analysis package that owns another
+data file declares it with a module-level ``DATA_FILES = {"name.csv": loader}``, where the
+loader validates the file and returns a one-line description; it is found automatically.
+Every file in data/ must be covered by one of the two.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable, Iterator
 
+import analysis
 from analysis.paths import DATA, DataError
 
 
@@ -45,10 +54,30 @@ CHECKS: dict[str, Callable[[], str]] = {
     "claims.csv": _claims,
 }
 
+IGNORED = {"README.md"}
+
+
+def all_checks() -> dict[str, Callable[[], str]]:
+    """CHECKS plus the DATA_FILES that modules of the package declare."""
+    out = dict(CHECKS)
+    for info in sorted(pkgutil.iter_modules(analysis.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name == "validate":
+            continue
+        mod = importlib.import_module(f"analysis.{info.name}")
+        for name, fn in getattr(mod, "DATA_FILES", {}).items():
+            if name in out:
+                raise ValueError(f"data/{name} is declared twice (analysis.{info.name})")
+            out[name] = fn
+    return out
+
 
 def validate_all() -> Iterator[str]:
-    """Validate each known data file that exists; raise DataError on the first bad one."""
-    for name, check in CHECKS.items():
+    """Validate every data file; raise DataError on the first bad one or an unvalidated file."""
+    checks = all_checks()
+    for name, fn in checks.items():
         if not (DATA / name).exists():
             raise DataError(f"{DATA / name}: required data file is missing")
-        yield f"ok  data/{name}: {check()}"
+        yield f"ok  data/{name}: {fn()}"
+    extra = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name not in checks and p.name not in IGNORED)
+    if extra:
+        raise DataError(f"{DATA}: no validation declared for {', '.join(extra)} (add it to DATA_FILES)")
