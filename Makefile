@@ -14,6 +14,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 BUILD := _build
 STAGE := $(BUILD)/book
 export OMP_NUM_THREADS := 1
+# the analysis package is imported from this checkout (never from an installed copy)
+export PYTHONPATH := $(CURDIR)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 PKG := $(wildcard analysis/*.py)
@@ -39,7 +41,7 @@ browser-deps:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 venv: $(VENV_STAMP)
-$(VENV_STAMP): requirements.txt constraints.txt pyproject.toml
+$(VENV_STAMP): requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
