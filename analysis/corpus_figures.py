@@ -13,35 +13,35 @@ from analysis import hardware as hw
 def flow_diagram(*, n_records: int, n_duplicates: int, n_papers: int, n_identified: int,
                  per_theme: pd.Series, themes: pd.DataFrame) -> plt.Figure:
     """A PRISMA-style flow: records → duplicates removed → papers → identified → per theme."""
-    fig, ax = figures.new(figsize=(10, 7.5))
+    import textwrap
+
+    fig, ax = figures.new(figsize=(10, 8))
     ax.set_axis_off()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
-    box = {"boxstyle": "round,pad=0.4", "fc": "white", "ec": figures.PALETTE[0], "lw": 1.5}
+    box = {"boxstyle": "round,pad=0.5", "fc": "white", "ec": figures.PALETTE[0], "lw": 1.5}
     steps = [
-        (9.3, f"Seed records in 3 files: {n_records}"),
-        (7.9, f"Distinct papers after merging {n_duplicates} exact duplicates: {n_papers}"),
-        (6.5, f"Identified with an arXiv ID or DOI: {n_identified}  (not: {n_papers - n_identified})"),
+        (9.5, f"{n_records} abstract records in 3 seed files"),
+        (8.3, f"{n_papers} distinct papers  ({n_duplicates} exact duplicates merged)"),
+        (7.1, f"{n_identified} identified by arXiv ID or DOI  ({n_papers - n_identified} without)"),
+        (5.9, f"assigned to one primary theme ({len(per_theme)} groups)"),
     ]
     for y, text in steps:
         ax.text(5, y, text, ha="center", va="center", bbox=box, fontsize=12)
-    for y0, y1 in ((9.3, 7.9), (7.9, 6.5)):
-        ax.annotate("", xy=(5, y1 + 0.45), xytext=(5, y0 - 0.45), arrowprops={"arrowstyle": "->", "lw": 1.5})
-    ax.annotate("", xy=(5, 5.3), xytext=(5, 6.05), arrowprops={"arrowstyle": "->", "lw": 1.5})
+    arrow = {"arrowstyle": "-|>", "lw": 1.5, "color": figures.PALETTE[0]}
+    for (y0, _), (y1, _) in zip(steps, steps[1:], strict=False):
+        ax.annotate("", xy=(5, y1 + 0.32), xytext=(5, y0 - 0.32), arrowprops=arrow)
     titles = dict(zip(themes["id"], themes["title"], strict=True))
     order = [t for t in themes["id"] if t in per_theme.index]
-    n = len(order)
     for i, tid in enumerate(order):
         col, row = i % 2, i // 2
-        x = 2.6 + 4.8 * col
-        y = 4.9 - row * 0.82
+        x = 2.55 + 4.9 * col
+        y = 4.9 - row * 0.85
         colour = figures.THEME_COLOURS[tid]
-        label = f"{titles[tid]}: {int(per_theme[tid])}"
-        if tid == "beyond-ml":
-            label = f"Set aside (not ML efficiency): {int(per_theme[tid])}"
-        ax.text(x, y, label, ha="center", va="center", fontsize=11,
-                bbox={"boxstyle": "round,pad=0.3", "fc": colour, "ec": colour, "alpha": 0.35})
-    ax.text(5, 5.5 - 0.0, f"Assigned to one primary theme ({n} groups)", ha="center", va="bottom", fontsize=12)
+        name = "Set aside: not about ML efficiency" if tid == "beyond-ml" else titles[tid]
+        label = "\n".join(textwrap.wrap(f"{name}: {int(per_theme[tid])}", 38))
+        ax.text(x, y, label, ha="center", va="center", fontsize=10.5, linespacing=1.0,
+                bbox={"boxstyle": "round,pad=0.35", "fc": colour, "ec": colour, "alpha": 0.35})
     return fig
 
 

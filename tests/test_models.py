@@ -134,3 +134,48 @@ def test_gpus_to_hold():
     assert m.gpus_to_hold(160, 80) == 2
     assert m.gpus_to_hold(161, 80) == 3
     assert m.max_concurrent_requests(80, 14, 1e9) == 66
+
+
+# --- validation against published utilisation and energy, with peaks from data/hardware.csv ---
+
+def test_megatron_1t_mfu_against_a100_peak():
+    # Narayanan et al. 2021 abstract: 502 petaFLOP/s on 3072 GPUs, "52% of theoretical peak".
+    # A100 dense BF16/FP16 tensor peak 312 TFLOP/s (NVIDIA A100 datasheet, data/hardware.csv).
+    # By hand: 502e3 / 3072 / 312 = 0.5238.
+    from analysis import hardware
+
+    peak = hardware.peak_tflops("A100-80GB", "bf16")
+    assert peak == 312
+    assert m.mfu_from_aggregate(502, 3072, peak) == pytest.approx(0.52, abs=0.005)
+
+
+def test_zero_infinity_mfu_against_v100_peak():
+    # Rajbhandari et al. 2021 (ZeRO-Infinity) abstract: over 25 petaflops on 512 V100s, "40% of peak".
+    # V100 dense FP16 tensor peak 125 TFLOP/s: 25e3 / 512 / 125 = 0.39, i.e. about 40%.
+    from analysis import hardware
+
+    peak = hardware.peak_tflops("V100", "fp16")
+    assert peak == 125
+    assert m.mfu_from_aggregate(25, 512, peak) == pytest.approx(0.40, abs=0.015)
+
+
+def test_gpt3_energy_from_sourced_assumptions():
+    # Patterson et al. 2021, Table 4, entered in data/assumptions.yml with its source:
+    # 10,000 V100 × 14.8 days × 24 h × 330 W × PUE 1.10 = 1,289 MWh against the published 1,287 MWh.
+    from analysis import assumptions as a
+
+    kwh = m.energy_kwh(
+        m.gpu_hours(a.get("patterson2021_gpt3_num_v100"), a.get("patterson2021_gpt3_training_days")),
+        a.get("patterson2021_gpt3_avg_power_per_accelerator_w"),
+        a.get("patterson2021_gpt3_pue"),
+    )
+    assert kwh / 1000 == pytest.approx(a.get("patterson2021_gpt3_energy_mwh"), rel=0.005)
+    assert m.co2e_tonnes(kwh, a.get("patterson2021_gpt3_kgco2e_per_kwh")) == pytest.approx(
+        a.get("patterson2021_gpt3_tco2e"), rel=0.005)
+
+
+def test_gpt3_compute_against_patterson():
+    # Patterson et al. 2021 Table 4 gives 3.14e23 FLOP for GPT-3 (175B parameters, 300B tokens).
+    from analysis import assumptions as a
+
+    assert m.training_flops_6nd(175e9, 300e9) == pytest.approx(a.get("patterson2021_gpt3_total_flop"), rel=0.01)

@@ -98,3 +98,17 @@ def test_every_notebook_declares_valid_parameters():
     assert nbs
     for md in nbs:
         runner.parameters(md)  # raises on a malformed parameters cell
+
+
+def test_parameter_defaults_match_their_named_assumption():
+    """A parameter whose source is `assumptions.yml NAME` must default to that entry's value."""
+    from analysis import assumptions
+
+    checked = 0
+    for md in sorted((ROOT / "analysis" / "notebooks").glob("*.md")):
+        for prm in runner.parameters(md).values():
+            if prm.source.startswith("assumptions.yml "):
+                name = prm.source.split()[1]
+                assert prm.default == pytest.approx(assumptions.get(name)), f"{md.name}: {prm.name}"
+                checked += 1
+    assert checked >= 3
