@@ -78,6 +78,11 @@ lint: venv
 run: venv validate
 	$(PY) -m analysis run $(NB) $(foreach p,$(PARAMS),-p $(firstword $(subst =, ,$(p))) $(word 2,$(subst =, ,$(p))))
 
+## make figures STYLE=talk: every figure again for slides (16:9, large type), in _build/talk-figures
+STYLE ?= talk
+figures: venv validate
+	$(PY) -m analysis figures --style $(STYLE)
+
 ## make params NB=name: list a notebook's parameters
 params: venv
 	$(PY) -m analysis params $(NB)

@@ -4,6 +4,7 @@
   params NOTEBOOK               list a notebook's parameters (type, default, unit, range, source)
   run NOTEBOOK [-p NAME VALUE]  run one notebook with overrides into runs/<date>-<notebook>/
   execute SRC.md OUT.ipynb      (build) execute a notebook into the book's build folder
+  figures [--style talk]        render every figure again in a style, into _build/<style>-figures/
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
 """
@@ -32,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("execute")
     e.add_argument("src", type=Path)
     e.add_argument("out", type=Path)
+    f = sub.add_parser("figures")
+    f.add_argument("--style", default="talk")
+    f.add_argument("--out", type=Path, default=None)
+    f.add_argument("--jobs", type=int, default=0)
     sub.add_parser("html")
     sub.add_parser("bib")
     args = ap.parse_args(argv)
@@ -62,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
             runner.execute(args.src, args.out, figures=STAGE / "figures", outputs=STAGE / "outputs",
                            deps=BUILD / "deps" / f"{name}.d")
             print(f"executed {args.src} -> {args.out}")
+        elif args.cmd == "figures":
+            from analysis import restyle
+
+            out = restyle.render_all(args.style, args.out, args.jobs or None)
+            print(f"wrote {args.style} figures to {out}")
         elif args.cmd == "html":
             from analysis import build
 

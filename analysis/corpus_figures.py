@@ -40,14 +40,15 @@ def flow_diagram(*, n_records: int, n_duplicates: int, n_papers: int, n_identifi
         colour = figures.THEME_COLOURS[tid]
         name = "Set aside: not about ML efficiency" if tid == "beyond-ml" else titles[tid]
         label = "\n".join(textwrap.wrap(f"{name}: {int(per_theme[tid])}", 38))
-        ax.text(x, y, label, ha="center", va="center", fontsize=10.5, linespacing=1.0,
+        ax.text(x, y, label, ha="center", va="center", fontsize=11, linespacing=1.0,
                 bbox={"boxstyle": "round,pad=0.35", "fc": colour, "ec": colour, "alpha": 0.35})
     return fig
 
 
 def papers_per_theme(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
     titles = dict(zip(themes["id"], themes["title"], strict=True))
-    years = pp["year"].astype("Int64").astype("string").fillna("unknown")
+    y = pp["year"].astype("Int64")
+    years = y.where(y > 2019).astype("string").fillna("2019 or earlier")
     tab = pd.crosstab(pp["theme"].map(titles), years)
     tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index][::-1]]
     fig, ax = figures.new(figsize=(10, 6.5))
@@ -58,7 +59,7 @@ def papers_per_theme(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
         ax.barh(tab.index, tab[c], left=left, color=colour, label=c)
         left += tab[c]
     ax.set_xlabel("papers (count)")
-    ax.legend(title="year", ncol=2, loc="lower right", fontsize=10)
+    ax.legend(title="year", ncol=2, loc="lower right")
     return fig
 
 
@@ -77,7 +78,7 @@ def hardware_heatmap(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
     tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index]]
     fig, ax = figures.new(figsize=(12, 6.5))
     sns.heatmap(tab, annot=True, fmt="d", cmap="Blues", cbar_kws={"label": "papers (count)"}, ax=ax,
-                annot_kws={"fontsize": 10})
+                annot_kws={"fontsize": 11})
     ax.set_xlabel("hardware family named in the abstract")
     ax.set_ylabel("")
     return fig

@@ -90,9 +90,13 @@ def use_style() -> None:
 
 
 def new(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[plt.Figure, Any]:
-    """A figure of the current style's size."""
+    """A figure in the current style. A `figsize` applies to the book style only: the talk
+    style is always 16:9 at slide size."""
     use_style()
-    return plt.subplots(nrows, ncols, figsize=kw.pop("figsize", STYLES[style_name()]["figsize"]), **kw)
+    size = kw.pop("figsize", STYLES["book"]["figsize"])
+    if style_name() != "book":
+        size = STYLES[style_name()]["figsize"]
+    return plt.subplots(nrows, ncols, figsize=size, **kw)
 
 
 def save(

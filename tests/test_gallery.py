@@ -1,0 +1,98 @@
+"""Figures as reusable files: the registry, the gallery page, and re-running with other parameters."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import PY, ROOT
+
+from analysis import figures
+
+STAGE = ROOT / "_build" / "book"
+BUILT = ROOT / "_build" / "html" / ".built"
+
+pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book`")
+
+
+def test_registry_and_files_agree():
+    entries = figures.registry(STAGE / "figures")
+    assert len(entries) >= 5
+    for e in entries:
+        for ext in ("svg", "png", "pdf"):
+            assert (STAGE / "figures" / f"{e['id']}.{ext}").stat().st_size > 0, (e["id"], ext)
+        for field in ("title", "caption", "alt", "chapter", "notebook"):
+            assert e[field].strip(), (e["id"], field)
+        assert e["sources"] or e["source_note"], e["id"]
+    svgs = {p.stem for p in (STAGE / "figures").glob("*.svg")}
+    assert svgs == {e["id"] for e in entries}, "a figure file without a registry entry (or the reverse)"
+
+
+def test_png_is_300_dpi():
+    from PIL import Image
+
+    for e in figures.registry(STAGE / "figures")[:3]:
+        with Image.open(STAGE / "figures" / f"{e['id']}.png") as im:
+            dpi = im.info.get("dpi", (0, 0))
+            assert round(dpi[0]) == 300, e["id"]
+
+
+def test_gallery_lists_every_figure_with_downloads_and_citation():
+    html = (ROOT / "_build" / "html" / "reference" / "figures.html").read_text(encoding="utf-8")
+    for e in figures.registry(STAGE / "figures"):
+        assert f'id="gallery-{e["id"]}"' in html, e["id"]
+        for ext in ("svg", "png", "pdf"):
+            assert f"{e['id']}.{ext}" in html, (e["id"], ext)
+    assert "Cite this figure" in html and "@misc{" in html
+
+
+def test_every_book_figure_is_used_in_the_book_or_gallery():
+    chapters = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "chapters").glob("*.md"))
+    unused = [e["id"] for e in figures.registry(STAGE / "figures") if f"figures/{e['id']}.svg" not in chapters]
+    assert not unused, f"figures not shown in any chapter: {unused}"
+
+
+def _glued(nb: Path, key: str) -> str:
+    data = json.loads(nb.read_text(encoding="utf-8"))
+    for cell in data["cells"]:
+        for out in cell.get("outputs", []):
+            meta = out.get("metadata", {}).get("scrapbook", {})
+            if meta.get("name") == key:
+                return "".join(out["data"]["text/plain"])
+    raise KeyError(key)
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_rerun_with_other_parameters_changes_outputs_not_the_book(tmp_path: Path):
+    before = _tree(ROOT / "_build" / "book")
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [str(PY), "-m", "analysis", "run", "methods-roofline", "-p", "precision", "fp8",
+         "-p", "gpu_hour_usd", "2.5", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    nb_new = out / "methods-roofline.ipynb"
+    nb_book = STAGE / "notebooks" / "methods-roofline.ipynb"
+    assert _glued(nb_new, "ex_usd_per_mtok_b1") != _glued(nb_book, "ex_usd_per_mtok_b1")
+    new_fig = (out / "figures" / "methods-roofline.svg").read_bytes()
+    assert new_fig != (STAGE / "figures" / "methods-roofline.svg").read_bytes()
+    assert json.loads((out / "figures" / "methods-roofline.json").read_text())["parameters"]["precision"] == "fp8"
+    assert _tree(ROOT / "_build" / "book") == before, "a re-run must not touch the book's build folder"
+
+
+def test_rerun_refuses_out_of_range_value(tmp_path: Path):
+    proc = subprocess.run(
+        [str(PY), "-m", "analysis", "run", "methods-roofline", "-p", "pue", "0.8", "--out", str(tmp_path / "x")],
+        cwd=ROOT, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert "pue" in proc.stderr and "out of range" in proc.stderr
+    assert not (tmp_path / "x").exists()
