@@ -45,9 +45,31 @@ def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
     ])
 
 
+THUMB_WIDTH_PX = 480
+
+
+def thumbnail(png: Path, out: Path) -> None:
+    """A small PNG of a figure for the gallery (keeps the page light); rewritten only if changed."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        h = round(im.height * THUMB_WIDTH_PX / im.width)
+        small = im.convert("RGB").resize((THUMB_WIDTH_PX, h), Image.Resampling.LANCZOS)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.png")
+    small.save(tmp, format="PNG", optimize=True)
+    if out.exists() and out.read_bytes() == tmp.read_bytes():
+        tmp.unlink()
+    else:
+        tmp.replace(out)
+
+
 def write_page(path: Path, figures_dir: Path | None = None) -> None:
     """Write the gallery page (MyST markdown) for the figures in `figures_dir`."""
-    entries = registry(figures_dir or STAGE / "figures")
+    folder = figures_dir or STAGE / "figures"
+    entries = registry(folder)
+    for e in entries:
+        thumbnail(folder / f"{e['id']}.png", path.parent / "thumbs" / f"{e['id']}.png")
     meta = _book_meta()
     titles = chapter_titles()
     lines = ["# Figures", "",
@@ -66,7 +88,7 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
             papers = ", ".join(f"{{cite:t}}`{k}`" for k in e["sources"]) or "none"
             lines += [
                 f"(gallery-{fid})=", f"### {e['title']}", "",
-                f"```{{image}} ../figures/{fid}.png", f":alt: {e['alt']}", ":width: 360px", "```", "",
+                f"```{{image}} thumbs/{fid}.png", f":alt: {e['alt']}", ":width: 360px", ":loading: lazy", "```", "",
                 f"{e['caption']}", "",
                 f"**Id** `{fid}` · **Files** {{download}}`SVG <../figures/{fid}.svg>` · "
                 f"{{download}}`PNG <../figures/{fid}.png>` · {{download}}`PDF <../figures/{fid}.pdf>` · "

@@ -2,10 +2,11 @@
 
 Parameters live in the notebook's cell tagged ``parameters``, one per line::
 
-    gpu_hour_usd: float = 2.0  # USD/GPU-hour | >=0 | assumptions.yml gpu_hour_usd_h100
+    gpu_hour_usd: float = 2.0  # USD/GPU-hour | 0.. | assumptions.yml gpu_hour_usd_h100
 
-The comment after ``#`` holds ``unit | range | source``; the range is ``>=a``,
-``>a``, ``<=b`` or ``a..b``. Overrides are checked against these declarations: an
+The comment after ``#`` holds ``unit | range | source``; the range is ``a..b``,
+``a..`` or ``..b`` (inclusive) or ``>a`` / ``<b`` (strict). (No ``=`` in the comment:
+papermill's parameter parser would stumble on it.) Overrides are checked against these declarations: an
 unknown name, a value of the wrong type or a value out of range is refused before
 anything runs.
 """
@@ -78,10 +79,11 @@ def _coerce(p: Param, value: Any) -> Any:
 
 
 def _in_range(v: float, spec: str) -> bool:
+    """`a..b`, `a..` or `..b` (inclusive), or `>a` / `<b` (strict)."""
     spec = spec.replace(" ", "")
     if ".." in spec:
         lo, hi = spec.split("..")
-        return float(lo) <= v <= float(hi)
+        return (lo == "" or float(lo) <= v) and (hi == "" or v <= float(hi))
     for op, fn in ((">=", lambda a, b: a >= b), ("<=", lambda a, b: a <= b), (">", lambda a, b: a > b),
                    ("<", lambda a, b: a < b)):
         if spec.startswith(op):
@@ -125,6 +127,9 @@ def parameters(md: Path) -> dict[str, Param]:
             raise ParameterError(f"{md}: parameter {node.target.id}: type must be one of {sorted(_TYPES)}")
         line = src.splitlines()[node.lineno - 1]
         comment = line.split("#", 1)[1] if "#" in line else ""
+        if "=" in comment:
+            raise ParameterError(f"{md}: parameter {node.target.id}: no '=' in the comment (papermill cannot parse it); "
+                                 "write ranges as a..b, a.. or ..b")
         parts = [x.strip() for x in comment.split("|")] + ["", "", ""]
         default = ast.literal_eval(node.value)
         p = Param(node.target.id, ann, default, parts[0], parts[1], parts[2])

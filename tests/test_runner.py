@@ -26,7 +26,7 @@ kernelspec:
 ```{code-cell} ipython3
 :tags: [parameters]
 
-price_usd: float = 2.0  # USD/GPU-hour | >=0 | test
+price_usd: float = 2.0  # USD/GPU-hour | 0.. | test
 pue: float = 1.1  # ratio | 1..3 | test
 region: str = "world"  # region | | test
 n: int = 3  # count | >0 | test
