@@ -41,7 +41,7 @@ def _mathjax() -> None:
     import mathjax  # the django-static-mathjax distribution: MathJax 3.2.2 files
 
     es5 = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    dst = STAGE / "_static" / "mathjax"
+    dst = STAGE / "_mathjax" / "mathjax"
     _sync(es5 / "tex-chtml.js", dst / "tex-chtml.js")
     _sync(es5 / "output" / "chtml" / "fonts" / "woff-v2", dst / "output" / "chtml" / "fonts" / "woff-v2")
 
