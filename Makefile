@@ -22,7 +22,7 @@ PKG := $(wildcard analysis/*.py)
 DATA := $(wildcard data/*)
 NB_SRC := $(wildcard analysis/notebooks/*.md)
 NB_OUT := $(patsubst analysis/notebooks/%.md,$(STAGE)/notebooks/%.ipynb,$(NB_SRC))
-BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static -type f 2>/dev/null)
+BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static _templates -type f 2>/dev/null)
 HTML_STAMP := $(BUILD)/html/.built
 
 .PHONY: book test venv validate notebooks html figures run params bench clean freeze lint browser-deps

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from analysis.paths import BUILD, ROOT, STAGE
 
-SOURCES = ["_config.yml", "_toc.yml", "intro.md", "references.bib", "chapters", "_static"]
+SOURCES = ["_config.yml", "_toc.yml", "intro.md", "references.bib", "chapters", "_static", "_templates"]
 HTML = BUILD / "html"
 
 
