@@ -1,0 +1,94 @@
+"""The chapter standard (../shared/docs/chapter-standard.md), checked on the chapter sources."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from analysis import papers
+
+CHAPTERS = ROOT / "chapters"
+NOTEBOOKS = ROOT / "analysis" / "notebooks"
+CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
+FIGURE = re.compile(r"```\{figure\}\s+\.\./figures/([a-z0-9-]+)\.svg\s*\n:name:\s*(fig-[a-z0-9-]+)")
+MARKETING = ["remarkable", "groundbreaking", "revolutionary", "unprecedented", "game-changing", "cutting-edge",
+             "astonishing", "stunning", "incredible"]
+THEMES = list(papers.themes()["id"])
+
+
+def cited(text: str) -> set[str]:
+    return {k.strip() for group in CITE.findall(text) for k in group.split(",")}
+
+
+def prose_words(text: str) -> int:
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    text = re.sub(r"\{[a-z:]+\}`[^`]*`", " x ", text)
+    return len(re.findall(r"[A-Za-z][A-Za-z'-]*", text))
+
+
+def _text(chapter: str) -> str:
+    return (CHAPTERS / f"{chapter}.md").read_text(encoding="utf-8")
+
+
+def test_every_paper_is_cited_in_some_chapter_prose():
+    all_cited = set().union(*(cited(p.read_text(encoding="utf-8")) for p in CHAPTERS.glob("*.md")))
+    missing = sorted(set(papers.load()["citekey"]) - all_cited)
+    assert not missing, f"{len(missing)} papers are cited in no chapter: {missing[:20]}"
+
+
+def test_citations_resolve():
+    keys = set(papers.load()["citekey"])
+    for p in CHAPTERS.glob("*.md"):
+        unknown = cited(p.read_text(encoding="utf-8")) - keys
+        assert not unknown, f"{p.name}: unknown citekeys {unknown}"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_chapter_cites_every_paper_of_its_theme(theme: str):
+    df = papers.load()
+    own = set(df.loc[df["theme"] == theme, "citekey"])
+    missing = sorted(own - cited(_text(theme)))
+    assert not missing, f"chapters/{theme}.md does not cite {missing}"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_chapter_shape(theme: str):
+    text = _text(theme)
+    n_papers = int((papers.load()["theme"] == theme).sum())
+    words = prose_words(text)
+    assert words >= (1500 if n_papers >= 15 else 800), f"{theme}: {words} words"
+    assert re.search(r"\{admonition\}\s*Key findings", text), f"{theme}: no Key findings box"
+    assert "{include} ../outputs/papers-" in text, f"{theme}: no paper table"
+    assert re.search(r"^#+ .*(Open problems|open problems)", text, flags=re.M), f"{theme}: no open-problems section"
+    lowered = text.lower()
+    assert not [w for w in MARKETING if re.search(rf"\b{w}\b", lowered)], f"{theme}: marketing adjectives"
+
+
+@pytest.mark.parametrize("theme", [t for t in THEMES if t != "beyond-ml"])
+def test_chapter_has_two_analyses_with_referenced_figures(theme: str):
+    text = _text(theme)
+    notebooks = sorted(NOTEBOOKS.glob(f"{theme}-*.md"))
+    assert len(notebooks) >= 2, f"{theme}: {len(notebooks)} analysis notebook(s)"
+    figs = FIGURE.findall(text)
+    assert len(figs) >= 2, f"{theme}: {len(figs)} figure(s)"
+    for fig_id, name in figs:
+        assert name == f"fig-{fig_id}"
+        assert f"{{numref}}`{name}`" in text, f"{theme}: figure {name} is never referred to"
+
+
+def test_glue_references_name_a_format():
+    bad = []
+    for p in CHAPTERS.glob("*.md"):
+        for m in re.finditer(r"\{glue:text\}`([^`]+)`", p.read_text(encoding="utf-8")):
+            ref = m.group(1)
+            if "::" in ref and ":" not in ref.split("::", 1)[1]:
+                bad.append(f"{p.name}: {ref}")
+    assert not bad, f"cross-page glue needs a format spec (path::key:fmt): {bad}"
+
+
+def test_synthesis_and_audit_chapters_exist():
+    for name in ("synthesis", "claims", "methods", "corpus"):
+        assert prose_words(_text(name)) >= 400, name
