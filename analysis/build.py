@@ -58,7 +58,26 @@ def stage() -> None:
     gallery.write_page(STAGE / "reference" / "figures.md")
 
 
+def check_bib(path: Path) -> None:
+    """Parse references.bib strictly; a malformed entry raises DataError naming file and line."""
+    import pybtex.database
+    import pybtex.errors
+    from pybtex.scanner import PybtexSyntaxError
+
+    from analysis.paths import DataError
+
+    pybtex.errors.set_strict_mode(True)
+    try:
+        pybtex.database.parse_file(str(path))
+    except PybtexSyntaxError as exc:
+        raise DataError(f"{path}: line {exc.lineno}: malformed BibTeX entry: {exc.args[0] if exc.args else exc}"
+                        ) from None
+    except pybtex.database.BibliographyDataError as exc:
+        raise DataError(f"{path}: malformed BibTeX: {exc}") from None
+
+
 def build_html(builder_args: list[str] | None = None) -> int:
+    check_bib(ROOT / "references.bib")
     stage()
     out = STAGE / "_build"
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",

@@ -66,16 +66,48 @@ def _replace(path: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count))
 
 
+def _csv_cell(path: Path, row: int, column: str, value: str | None) -> None:
+    """Set one cell (row = data row, 0-based); value None drops the column."""
+    import pandas as pd
+
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if value is None:
+        df = df.drop(columns=[column])
+    else:
+        df.loc[row, column] = value
+    df.to_csv(path, index=False)
+
+
+def _dup_key(path: Path) -> None:
+    import pandas as pd
+
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.loc[5, "citekey"] = df.loc[1, "citekey"]
+    df.to_csv(path, index=False)
+
+
+# name: (corruption, text the error must contain)
 CORRUPTIONS = {
-    "themes-missing-field": ("data/themes.yml", "    scope: Fused kernels", "    scop: Fused kernels",
+    "themes-missing-field": (lambda d: _replace(d / "data/themes.yml", "    scope: Fused kernels", "    scop: x"),
                              "themes.yml: theme 1, field scope: missing"),
+    "hardware-non-numeric": (lambda d: _csv_cell(d / "data/hardware.csv", 2, "mem_bw_tbps", "fast"),
+                             "hardware.csv: row 4, column mem_bw_tbps"),
+    "hardware-missing-column": (lambda d: _csv_cell(d / "data/hardware.csv", 0, "tdp_w", None),
+                                "hardware.csv: header, column tdp_w: required column is missing"),
+    "papers-duplicate-key": (lambda d: _dup_key(d / "data/papers.csv"), "papers.csv: row 7, column citekey"),
+    "papers-unknown-hardware": (lambda d: _csv_cell(d / "data/papers.csv", 10, "hardware", "Warp-Drive-9000"),
+                                "papers.csv: row 12, column hardware"),
+    "claims-non-numeric": (lambda d: _csv_cell(d / "data/claims.csv", 3, "value", "lots"),
+                           "claims.csv: row 5, column value"),
+    "assumptions-non-numeric": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n", "  value: high\n"),
+                                "assumptions.yml: entry pue_hyperscaler, field value"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CORRUPTIONS))
 def test_bad_data_stops_build_before_notebooks(scratch: Path, case: str):
-    rel, old, new, expected = CORRUPTIONS[case]
-    _replace(scratch / rel, old, new)
+    corrupt, expected = CORRUPTIONS[case]
+    corrupt(scratch)
     (scratch / "analysis" / "notebooks" / "zz-fail.md").write_text(FAILING_NB)
     before = _tree_hash(scratch / "_build" / "html")
     proc = make(scratch, "book")
@@ -83,4 +115,15 @@ def test_bad_data_stops_build_before_notebooks(scratch: Path, case: str):
     assert proc.returncode != 0
     assert expected in out, out[-2000:]
     assert "zz-fail" not in out, "no notebook may run after a validation failure"
+    assert _tree_hash(scratch / "_build" / "html") == before
+
+
+def test_malformed_bibtex_stops_build_and_keeps_old_html(scratch: Path):
+    bib = scratch / "references.bib"
+    bib.write_text(bib.read_text() + "\n@article{broken,\n  title = {unclosed,\n")
+    before = _tree_hash(scratch / "_build" / "html")
+    proc = make(scratch, "book")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "references.bib: line" in out and "malformed BibTeX entry" in out, out[-2000:]
     assert _tree_hash(scratch / "_build" / "html") == before
