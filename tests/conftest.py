@@ -23,8 +23,14 @@ def seeds() -> Path:
 def scratch(tmp_path: Path) -> Path:
     """A copy of the project (tracked files plus the current _build) with the venv linked in."""
     dst = tmp_path / "main"
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.split()
+    proc = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                          capture_output=True, text=True)
+    if proc.returncode == 0:
+        files = proc.stdout.split()
+    else:  # not a git checkout: everything but generated folders
+        skip = {"_build", ".venv", "runs", ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+        files = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+                 if p.is_file() and not skip & set(p.relative_to(ROOT).parts)]
     for f in files:
         src = ROOT / f
         if src.is_file():
