@@ -61,7 +61,8 @@ def _glued(nb: Path, key: str) -> str:
         for out in cell.get("outputs", []):
             meta = out.get("metadata", {}).get("scrapbook", {})
             if meta.get("name") == key:
-                return "".join(out["data"]["text/plain"])
+                mime = meta.get("mime_prefix", "") + "text/plain"
+                return "".join(out["data"][mime])
     raise KeyError(key)
 
 

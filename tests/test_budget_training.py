@@ -1,0 +1,95 @@
+"""Unit tests of analysis.budget_training. Expected values are worked by hand from the papers."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from analysis import budget_training as bt
+from analysis.models import ModelError
+
+
+def test_gpu_days_pythia():
+    # khandelwal2024100k: Pythia-1B originally 64 GPUs x 3 days = 192; replication 4 x 18 = 72.
+    assert bt.gpu_days(64, 3) == 192
+    assert bt.gpu_days(4, 18) == 72
+    # 192 / 72 = 2.667, which the abstract rounds to "3x fewer GPU-days".
+    assert bt.reduction(192, 72) == pytest.approx(2.6667, rel=1e-4)
+
+
+def test_electra_flop_and_gpu_day_ratios():
+    # ELECTRA Table 1: GPT 4.0e19 train FLOPs on 8 P6000 x 25 d; ELECTRA-Small 1.4e18 on 1 V100 x 4 d.
+    assert bt.reduction(4.0e19, 1.4e18) == pytest.approx(28.57, rel=1e-3)  # "30x more compute"
+    assert bt.reduction(bt.gpu_days(8, 25), bt.gpu_days(1, 4)) == pytest.approx(50.0)  # 200 / 4
+
+
+def test_implied_fusemix_budget():
+    # CLIP ViT-L/14: 256 V100 x 12 d = 3072 GPU-days (Radford et al. 2021, Sec. 2.5); / 600 = 5.12.
+    assert bt.implied_gpu_days(3072, 600) == pytest.approx(5.12)
+
+
+def test_peak_equivalent_gpu_days():
+    # 32 A100 GPU-days at 312 TFLOP/s dense BF16 = 32 * 312 / 125 = 79.872 V100-days (125 TFLOP/s FP16).
+    assert bt.peak_equivalent_gpu_days(32, 312, 125) == pytest.approx(79.872)
+
+
+def test_rental_usd():
+    # One GPU-day at 0.20 USD/h = 24 h * 0.2 = 4.80 USD; 72 GPU-days at 5.12 = 1728 h * 5.12 = 8847.36 USD.
+    assert bt.rental_usd(1, 0.2) == pytest.approx(4.8)
+    assert bt.rental_usd(72, 5.12) == pytest.approx(8847.36)
+
+
+def test_fraction_of_peak_and_hours():
+    # Fuyou: 156 TFLOP/s on an RTX 4090 whose dense FP16 (FP32-accumulate) peak is 165.2: 0.9443.
+    assert bt.fraction_of_peak(156, 165.2) == pytest.approx(0.9443, rel=1e-3)
+    # 100e6 tokens at 500 tokens/s = 200,000 s = 55.56 h.
+    assert bt.hours_for_tokens(100e6, 500) == pytest.approx(55.556, rel=1e-4)
+
+
+@pytest.mark.parametrize("fn,args", [(bt.gpu_days, (0, 3)), (bt.implied_gpu_days, (10, 0)),
+                                     (bt.reduction, (-1, 2)), (bt.peak_equivalent_gpu_days, (1, 0, 1)),
+                                     (bt.hours_for_tokens, (1, 0))])
+def test_bad_inputs_raise(fn, args):
+    with pytest.raises(ModelError):
+        fn(*args)
+
+
+def _toy() -> pd.DataFrame:
+    nan = math.nan
+    rows = [
+        # case a: baseline 64 x 3 = 192; budget stated 4 x 18 = 72
+        ("a-base", "a", "baseline", 64, 3, nan, nan, None, "datacentre"),
+        ("a-cheap", "a", "budget", 4, 18, nan, 3, None, "datacentre"),
+        # case b: baseline 3072 V100 GPU-days; budget only as a 600x reduction -> 5.12
+        ("b-base", "b", "baseline", nan, nan, 3072, nan, "V100", "datacentre"),
+        ("b-cheap", "b", "budget", nan, nan, nan, 600, None, "consumer"),
+    ]
+    df = pd.DataFrame(rows, columns=["row_id", "case", "role", "n_gpus", "days", "gpu_days", "reduction_x",
+                                     "hardware_id", "hardware_class"])
+    df["gpu_days_stated"] = [192, 72, 3072, nan]
+    for col in ["citekey", "model", "quality_metric"]:
+        df[col] = "x"
+    df["train_flop"] = nan
+    df["quality_value"] = nan
+    return df
+
+
+def test_pairs_and_pricing_on_toy_table():
+    pr = bt.pairs(_toy())
+    a = pr[pr.case == "a"].iloc[0]
+    assert a.ratio_gpu_days == pytest.approx(192 / 72)
+    b = pr[pr.case == "b"].iloc[0]
+    assert b.implied and b.budget_gpu_days == pytest.approx(5.12)
+    priced = bt.priced(_toy(), {"V100": 3.9}, {"datacentre": 5.12, "consumer": 0.2}).set_index("row_id")
+    # 3072 GPU-days * 24 h * 3.9 USD/h = 287,539.2 USD (own price); 5.12 * 24 * 0.2 = 24.576 USD (class price)
+    assert priced.loc["b-base", "usd"] == pytest.approx(287539.2)
+    assert priced.loc["b-cheap", "usd"] == pytest.approx(24.576)
+
+
+def test_data_file_validates():
+    df = bt.load_budgets()
+    assert set(df.role) == {"budget", "baseline"}
+    row = df.set_index("row_id").loc["pythia-original"]
+    assert row.gpu_days_stated == 192

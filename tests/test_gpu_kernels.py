@@ -1,0 +1,105 @@
+"""Unit tests of analysis.gpu_kernels. Expected values are worked out by hand in the comments."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis import gpu_kernels as gk
+from analysis import models
+
+
+def test_attention_flops_flashattention_convention():
+    # FlashAttention-2 (Dao 2023, Sec. 4.1): 4 · seqlen² · head_dim · heads.
+    # seqlen 2048, head_dim 128, 16 heads, batch 8: 4 · 4,194,304 · 16,384 = 2.749e11 FLOP.
+    assert gk.attention_flops(2048, 128, heads=16, batch=8) == pytest.approx(4 * 2048**2 * 128 * 16 * 8)
+    assert gk.attention_flops(2048, 128, heads=16, batch=8) == pytest.approx(2.749e11, rel=1e-3)
+    # causal masking halves it
+    assert gk.attention_flops(1024, 64, causal=True) == pytest.approx(0.5 * 4 * 1024**2 * 64)
+
+
+def test_fused_attention_intensity_is_seq_len_over_bytes():
+    # 4N²d / (4Nd·B) = N/B: N = 16384 at FP16 (2 bytes) gives 8192 FLOP/byte; FP8 gives 16384.
+    assert gk.attention_intensity(16384, 128, 2.0) == pytest.approx(8192)
+    assert gk.attention_intensity(16384, 256, 1.0) == pytest.approx(16384)
+
+
+def test_materialised_attention_intensity_tends_to_head_dim_over_bytes():
+    # 4N²d / ((4Nd + 4N²)·B) = N·d / ((d + N)·B). N = 16384, d = 128, B = 2:
+    # 16384·128 / (16512·2) = 2097152 / 33024 = 63.50 FLOP/byte (≈ d/B = 64).
+    assert gk.attention_intensity(16384, 128, 2.0, fused=False) == pytest.approx(63.50, abs=0.01)
+
+
+def test_compute_bound_seq_len_on_h100():
+    # H100 SXM FP16 dense 989.4 TFLOP/s over 3.35 TB/s: ridge 295.3 FLOP/byte; with 2-byte
+    # elements fused attention reaches it at N = 295.3 · 2 = 590.7 tokens (1181 if causal).
+    assert gk.compute_bound_seq_len(989.4, 3.35, 2.0) == pytest.approx(590.7, abs=0.1)
+    assert gk.compute_bound_seq_len(989.4, 3.35, 2.0, causal=True) == pytest.approx(1181.4, abs=0.2)
+
+
+def test_units_and_utilisation():
+    # FlashAttention-3's "close to 1.2 PFLOP/s" is 1200 TFLOP/s; FlashAttention-2's 35% of the
+    # 989.4 TFLOP/s FP16 peak is 0.35 · 989.4 = 346.3 TFLOP/s.
+    assert gk.to_tflops(1.2, "PFLOP/s") == pytest.approx(1200)
+    assert gk.to_tflops(740, "TFLOP/s") == 740
+    assert gk.achieved_from_utilisation(35, 989.4) == pytest.approx(346.29)
+    with pytest.raises(models.ModelError):
+        gk.to_tflops(1.0, "tokens/s")
+
+
+def test_speedup_factor_and_ceiling():
+    # CUDA-L2: +19.2% over cuBLAS is a factor 1.192; the baseline then ran at ≤ 1/1.192 = 83.9% of
+    # the attainable peak. CUDA-L1's 449x leaves its baseline at ≤ 1/449 = 0.223%.
+    assert gk.speedup_factor(19.2, "%") == pytest.approx(1.192)
+    assert gk.speedup_factor(2.84, "x") == 2.84
+    assert gk.baseline_ceiling(1.192) == pytest.approx(0.8389, abs=1e-4)
+    assert gk.baseline_ceiling(449) == pytest.approx(0.002227, abs=1e-6)
+    assert gk.baseline_ceiling(0.5) == 1.0  # a slowdown says nothing beyond "at most peak"
+    with pytest.raises(models.ModelError):
+        gk.speedup_factor(2.0, "ms")
+
+
+def test_headline_value_prefers_value_then_top_of_range():
+    assert gk.headline_value(2.0, math.nan, math.nan) == 2.0
+    assert gk.headline_value(math.nan, 1.5, 2.0) == 2.0
+    with pytest.raises(models.ModelError):
+        gk.headline_value(math.nan, math.nan, math.nan)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cuBLAS", "vendor library"),
+        ("cuBLASLt-AutoTuning", "vendor library"),
+        ("IPEX (Intel Extension for PyTorch)", "vendor library"),
+        ("torch.matmul", "vendor library"),
+        ("Faster Transformer v4.0", "vendor library"),
+        ("PyTorch", "framework (PyTorch)"),
+        ("CUDA PyTorch on H100", "framework (PyTorch)"),
+        ("vanilla PyTorch", "naive implementation"),
+        ("standard attention implementation", "naive implementation"),
+        ("general human-written code", "naive implementation"),
+        ("FlashAttention-2", "previous paper"),
+        ("strongest baselines", "previous paper"),
+        ("prior GPU state of the art", "previous paper"),
+        ("Marlin", "previous paper"),
+        ("SciPy", "CPU"),
+        ("a multi-core CPU", "CPU"),
+        ("vLLM without MARLIN (unquantized)", "other"),
+        ("third-party libraries", "other"),
+        ("", "unstated"),
+        (None, "unstated"),
+        (math.nan, "unstated"),
+    ],
+)
+def test_baseline_class(text, expected):
+    assert gk.baseline_class(text) == expected
+
+
+def test_every_rule_class_is_a_known_class():
+    assert {cls for cls, _ in gk.BASELINE_RULES} <= set(gk.BASELINE_CLASSES)
+
+
+def test_points_file_validates():
+    assert "3 kernel throughput points" == gk._describe_points()

@@ -1,0 +1,80 @@
+"""Unit tests of analysis.sustainability. Expected values are worked by hand in the comments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import models
+from analysis import sustainability as sus
+
+
+def test_growth_rate_recovers_exact_exponential():
+    # cost = 1000 · 2.4**(year - 2016): log10 slope = log10(2.4), so the factor is 2.4 exactly,
+    # and every bootstrap resample of exact points gives the same slope.
+    years = np.arange(2016, 2024, dtype=float)
+    g = sus.growth_rate(years, 1000 * 2.4 ** (years - 2016), n_boot=200)
+    assert g.factor_per_year == pytest.approx(2.4)
+    assert g.ci_low == pytest.approx(2.4) and g.ci_high == pytest.approx(2.4)
+    assert g.n == 8
+
+
+def test_growth_rate_rejects_bad_input():
+    with pytest.raises(models.ModelError):
+        sus.growth_rate(np.array([2020.0, 2021.0, 2022.0]), np.array([1.0, -1.0, 2.0]))
+    with pytest.raises(models.ModelError):
+        sus.growth_rate(np.array([2020.0, 2020.0, 2020.0]), np.array([1.0, 2.0, 3.0]))
+
+
+def test_doubling_time_of_cottier_rate():
+    # 2.4x/yr: 12 · ln 2 / ln 2.4 = 12 · 0.6931 / 0.8755 = 9.50 months.
+    assert sus.doubling_time_months(2.4) == pytest.approx(9.50, abs=0.01)
+
+
+def test_decimal_year():
+    # 2020-07-02 is day 184 of a leap year: 2020 + 183/365.25 = 2020.501.
+    assert sus.decimal_year(pd.Series(pd.to_datetime(["2020-07-02"])))[0] == pytest.approx(2020.501, abs=1e-3)
+
+
+def test_footprint_gpt3_like_run():
+    # Patterson et al. 2021 Table 4 (GPT-3): 10,000 V100 for 14.8 days = 3,552,000 GPU-hours, 330 W
+    # average per accelerator, PUE 1.1 -> 3,552,000 · 0.330 kW · 1.1 = 1,289 MWh (paper: 1,287 MWh);
+    # at 0.429 kgCO2e/kWh -> 553 tCO2e (paper: 552).
+    f = sus.footprint(3_552_000, 330, 1.0, 1.1, 0.429, 2.0)
+    assert f.energy_mwh == pytest.approx(1287, rel=0.005)
+    assert f.tco2e == pytest.approx(552, rel=0.005)
+    assert f.usd == pytest.approx(7_104_000)  # 3,552,000 h · 2 USD
+
+
+def test_footprint_range_orders_low_central_high():
+    r = sus.footprint_range(100, (300, 250, 700), (0.75, 0.5, 1.0), (1.25, 1.1, 1.59), (0.4, 0.05, 0.7),
+                            (2.0, 1.0, 4.0))
+    # high energy: 100 h · 0.7 kW · 1.0 · 1.59 = 111.3 kWh = 0.1113 MWh
+    assert r["high"].energy_mwh == pytest.approx(0.1113)
+    assert r["low"].tco2e < r["central"].tco2e < r["high"].tco2e
+
+
+def test_our_amortised_cost_by_hand():
+    # 1,000 chip-hours of a 10,000 USD chip, factors 1.5 (server) and 1.2 (cluster) -> 18,000 USD of
+    # capital over 5 years (43,830 h) = 0.41068 USD/h -> 410.68 USD; energy 1,000 h · 0.4 kW · 0.75 ·
+    # 1.8 · 1.1 = 594 kWh at 0.1 USD/kWh = 59.4 USD. Total 470.08 USD.
+    c = sus.our_amortised_cost_usd(1000, 10_000, 5, 1.5, 1.2, 400, 0.75, 1.8, 1.1, 0.1)
+    assert c == pytest.approx(470.08, abs=0.01)
+    with pytest.raises(models.ModelError):
+        sus.our_amortised_cost_usd(1000, 10_000, 5, 0.9, 1.2, 400, 0.75, 1.8, 1.1, 0.1)
+
+
+def test_tornado_swings():
+    # f = a·b with a=2, b=3: varying a over 1..4 gives 3..12 (swing 9); b over 2..4 gives 4..8 (swing 4).
+    t = sus.tornado(lambda a, b: a * b, {"a": 2, "b": 3}, {"a": (1, 4), "b": (2, 4)})
+    assert list(t.parameter) == ["a", "b"]
+    assert list(t.swing) == [9, 4]
+    with pytest.raises(models.ModelError):
+        sus.tornado(lambda a: a, {"a": 1}, {"c": (0, 1)})
+
+
+def test_epoch_subset_validates():
+    df = sus.load_epoch()
+    assert len(df) == 82
+    assert (df.compute_rank_when_published <= 10).all()

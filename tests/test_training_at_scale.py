@@ -1,0 +1,147 @@
+"""Unit tests of analysis.training_at_scale. Expected values are worked out by hand from the
+published figures named in each comment, never copied from the code's output."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis import training_at_scale as t
+
+
+def test_megatron_aggregate_to_per_gpu():
+    # Narayanan et al. 2021 abstract: 502 PFLOP/s on 3072 GPUs -> 502e3 / 3072 = 163.4 TFLOP/s
+    # per GPU; Sec. 5.1 quotes 163 TFLOP/s; of the A100's 312 TFLOP/s that is 52.4% ("52%").
+    ach = t.achieved_tflops_per_gpu(502, 3072, None)
+    assert ach == pytest.approx(163.4, abs=0.1)
+    assert ach / 312 == pytest.approx(0.52, abs=0.005)
+
+
+def test_per_gpu_figure_takes_precedence():
+    assert t.achieved_tflops_per_gpu(502, 3072, 163) == 163
+    assert math.isnan(t.achieved_tflops_per_gpu(None, None, None))
+
+
+def test_zero_infinity_utilisation():
+    # Rajbhandari et al. 2021 abstract: 25 PFLOP/s on 512 V100 = 48.8 TFLOP/s per GPU;
+    # V100 FP16 tensor peak 125 TFLOP/s -> 39% ("40% of peak").
+    assert t.achieved_tflops_per_gpu(25, 512, None) / 125 == pytest.approx(0.39, abs=0.01)
+
+
+def test_recompute_to_model_flops():
+    # Megatron-LM eq. (3): 96 B s l h^2 with recomputation, 72 without: 52% -> 52 * 72/96 = 39%.
+    assert t.to_model_flops(0.52, "hardware") == pytest.approx(0.39)
+    assert t.to_model_flops(0.462, "model") == 0.462
+    assert math.isnan(t.to_model_flops(1.0, "busy"))
+    with pytest.raises(ValueError):
+        t.to_model_flops(0.5, "other")
+
+
+def test_flags():
+    # Fuyou: 156 TFLOPS on an RTX 4090 whose FP16 (FP32-accumulate) peak is 165.2 -> 94%,
+    # above FlashAttention-3's 75% single-kernel utilisation.
+    assert t.flag(156 / 165.2, 0.75) == "above plausible"
+    assert t.flag(1.2, 0.75) == "exceeds peak"
+    assert t.flag(0.4, 0.75) == ""
+    assert t.flag(1.0, 0.75, "busy") == "not FLOP-based"
+
+
+def test_zero_paper_figure1_per_gpu_memory():
+    # Rajbhandari et al. 2020 (ZeRO), Fig. 1: 7.5B parameters, 64 GPUs, K = 12:
+    # baseline 16 * 7.5 = 120 GB; P_os: (2 + 2 + 12/64) * 7.5 = 31.4 GB;
+    # P_os+g: (2 + 14/64) * 7.5 = 16.6 GB; P_os+g+p: 16 * 7.5 / 64 = 1.9 GB.
+    from analysis import models
+
+    n = 7.5e9
+    assert n * models.training_bytes_per_param(0) / 1e9 == pytest.approx(120)
+    assert n * models.training_bytes_per_param(1, 64) / 1e9 == pytest.approx(31.4, abs=0.05)
+    assert n * models.training_bytes_per_param(2, 64) / 1e9 == pytest.approx(16.6, abs=0.05)
+    assert n * models.training_bytes_per_param(3, 64) / 1e9 == pytest.approx(1.9, abs=0.05)
+
+
+def test_min_gpus_to_fit():
+    # 1T parameters x 16 bytes = 16 TB; on 32 GB parts fully sharded: 16e12 / 32e9 = 500 GPUs.
+    assert t.min_gpus_to_fit(1e12, 32, 3) == 500
+    # 80 GB: 16e12 / 80e9 = 200.
+    assert t.min_gpus_to_fit(1e12, 80, 3) == 200
+    # Stage 0 replicates all 16 bytes: 7.5B needs 120 GB, so it fits no single 80 GB part,
+    # and a 1B model (16 GB) fits one 16 GB part exactly.
+    assert t.min_gpus_to_fit(7.5e9, 80, 0) == math.inf
+    assert t.min_gpus_to_fit(1e9, 16, 0) == 1
+    # Stage 2 replicates the 2-byte weights: 7.5B on 16 GB parts: 15 GB replicated, 1 GB free
+    # for 14 * 7.5e9 = 105 GB of shards -> 105 GPUs.
+    assert t.min_gpus_to_fit(7.5e9, 16, 2) == 105
+    # Stage 1: 4 bytes replicated (30 GB) exceeds 16 GB -> impossible.
+    assert t.min_gpus_to_fit(7.5e9, 16, 1) == math.inf
+
+
+def test_zero_infinity_800_v100_implies_usable_share():
+    # ZeRO-Infinity abstract: 800 V100 to fit a 1T model: 16 TB / 800 = 20 GB of states per GPU.
+    assert t.implied_bytes_per_gpu(1e12, 800) == pytest.approx(20)
+
+
+def test_offload_modes():
+    assert t.offload_gpu_bytes_per_param("none") == 16
+    assert t.offload_gpu_bytes_per_param("optimizer") == 2
+    assert t.offload_gpu_bytes_per_param("all") == 0
+    with pytest.raises(ValueError):
+        t.offload_gpu_bytes_per_param("disk")
+
+
+def test_gpu_hours_preference_and_megatron_estimate():
+    # Reported GPU-hours win: Seaweed-7B abstract, 665,000 H100 GPU hours.
+    assert t.gpu_hours_of_run(665000, None, None, None, None, None, None) == (665000.0, "reported GPU-hours")
+    # SE-MoE abstract: 8 days on 48 A100 -> 8 * 24 * 48 = 9216 GPU-hours.
+    assert t.gpu_hours_of_run(None, 192, 48, None, None, None, None)[0] == 9216
+    # Megatron-LM Sec. 5.1: 1T (1008B) on 450B tokens, 3072 A100 at 39% MFU (52% x 72/96):
+    # 6 * 1008e9 * 450e9 = 2.72e24 FLOP / (3072 * 312e12 * 0.39) = 7.28e6 s = 84 days.
+    gh, how = t.gpu_hours_of_run(None, None, 3072, 1008e9, 450e9, 312, 0.39)
+    assert how == "6ND at the reported MFU"
+    assert gh / 3072 / 24 == pytest.approx(84, abs=1)
+
+
+def test_glm130b_days_from_mfu():
+    # GLM-130B (Zeng et al. 2023, Sec. 2): 130B parameters, 400B tokens, 768 A100 at 32.5% MFU:
+    # 6 * 130e9 * 400e9 = 3.12e23 / (768 * 312e12 * 0.325 = 7.79e16 FLOP/s) = 4.0e6 s = 46 days,
+    # against the 60-day window the paper reports.
+    gh, _ = t.gpu_hours_of_run(None, None, 768, 130e9, 400e9, 312, 0.325)
+    assert gh / 768 / 24 == pytest.approx(46.4, abs=0.3)
+
+
+def test_facility_energy_reproduces_gpt3():
+    # Patterson et al. 2021, Table 4: 10,000 V100 for 14.8 days at a measured 330 W per GPU
+    # (system average), PUE 1.1 -> 3.552e6 GPU-h * 0.33 kW * 1.1 = 1289 MWh (table: 1,287 MWh).
+    kwh = t.facility_kwh(10000 * 14.8 * 24, 330, 1.0, 1.0, 1.1)
+    assert kwh / 1e3 == pytest.approx(1287, rel=0.01)
+
+
+def test_assumption_keys():
+    assert t.assumption_key("H100-SXM", "gpu_hour_usd") == "gpu_hour_usd_h100"
+    assert t.assumption_key("A100-40GB", "gpu_hour_usd") == "gpu_hour_usd_a100_40gb"
+    assert t.assumption_key("TPUv4", "gpu_hour_usd") == "chip_hour_usd_tpu_v4"
+    assert t.assumption_key("RTX-4090", "purchase_price_usd") == "purchase_price_usd_rtx_4090"
+    assert t.server_power_factor_key("A100-80GB") == "chip_to_server_power_factor_a100"
+    assert t.server_power_factor_key("V100") == "chip_to_server_power_factor_default"
+
+
+def test_runs_file_validates():
+    df = t.load_runs()
+    assert {"narayanan2021efficient", "zeng2022glm130b", "nvidia2024nemotron4"} <= set(df["citekey"].dropna())
+
+
+def test_runs_file_bad_row_named(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from analysis import paths
+    from analysis.paths import DataError
+
+    src = paths.DATA / t.RUNS_FILE
+    bad = pd.read_csv(src, dtype=str, keep_default_na=False)
+    bad.loc[2, "kind"] = "rumour"
+    (tmp_path / t.RUNS_FILE).write_text(bad.to_csv(index=False), encoding="utf-8")
+    for name in ("papers.csv", "hardware.csv", "themes.yml"):
+        (tmp_path / name).write_bytes((paths.DATA / name).read_bytes())
+    monkeypatch.setattr(paths, "DATA", tmp_path)
+    with pytest.raises(DataError, match=r"row 4, column kind"):
+        t.load_runs()
