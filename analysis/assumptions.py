@@ -64,7 +64,7 @@ def get(name: str) -> float:
     df = _load()
     if name not in df.index:
         raise KeyError(f"unknown assumption {name!r}; see data/assumptions.yml")
-    return float(df.at[name, "value"])
+    return float(df.loc[name, "value"])  # type: ignore[arg-type]
 
 
 def entry(name: str) -> dict[str, Any]:

@@ -81,7 +81,8 @@ def load() -> pd.DataFrame:
 def evidence_problems(df: pd.DataFrame, abstracts: dict[str, str]) -> list[str]:
     """Rows whose evidence is not found in the normalised abstract of their paper."""
     out = []
-    for i, row in df.iterrows():
+    for pos, (_, row) in enumerate(df.iterrows()):
+        i = pos
         text = abstracts.get(row["citekey"])
         if text is None:
             out.append(f"{DATA / 'claims.csv'}: row {int(i) + 2}, column citekey: no abstract for {row['citekey']}")

@@ -41,7 +41,8 @@ def spec(hardware_id: str) -> pd.Series:
     df = load()
     if hardware_id not in df.index:
         raise KeyError(f"unknown hardware {hardware_id!r}; known: {', '.join(sorted(df.index))}")
-    row: pd.Series = df.loc[hardware_id]
+    row = df.loc[hardware_id]
+    assert isinstance(row, pd.Series)
     return row
 
 

@@ -128,8 +128,8 @@ def parameters(md: Path) -> dict[str, Param]:
         line = src.splitlines()[node.lineno - 1]
         comment = line.split("#", 1)[1] if "#" in line else ""
         if "=" in comment:
-            raise ParameterError(f"{md}: parameter {node.target.id}: no '=' in the comment (papermill cannot parse it); "
-                                 "write ranges as a..b, a.. or ..b")
+            raise ParameterError(f"{md}: parameter {node.target.id}: no '=' in the comment "
+                                 "(papermill cannot parse it); write ranges as a..b, a.. or ..b")
         parts = [x.strip() for x in comment.split("|")] + ["", "", ""]
         default = ast.literal_eval(node.value)
         p = Param(node.target.id, ann, default, parts[0], parts[1], parts[2])

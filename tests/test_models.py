@@ -35,10 +35,10 @@ def test_megatron_per_iteration_formula_matches_8tp_approximation():
     # Narayanan et al. 2021 derive 8·T·P from eq. (3) when h ≫ s and 12·l·h² ≈ P.
     # For their 1T configuration (l=128, h=25600, s=2048, V=51200, B=3072) the exact
     # formula is within a few percent of 8·B·s·P with P = 12·l·h².
-    B, s, l, h, V = 3072, 2048, 128, 25600, 51200
-    exact = m.megatron_flops_per_iteration(B, s, l, h, V)
-    approx = 8 * B * s * 12 * l * h**2
-    assert exact / approx == pytest.approx(1 + s / (6 * h) + V / (16 * l * h))
+    B, s, n_layers, h, V = 3072, 2048, 128, 25600, 51200
+    exact = m.megatron_flops_per_iteration(B, s, n_layers, h, V)
+    approx = 8 * B * s * 12 * n_layers * h**2
+    assert exact / approx == pytest.approx(1 + s / (6 * h) + V / (16 * n_layers * h))
     assert 1.0 < exact / approx < 1.05
 
 
