@@ -25,7 +25,7 @@ NB_OUT := $(patsubst analysis/notebooks/%.md,$(STAGE)/notebooks/%.ipynb,$(NB_SRC
 BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static _templates -type f 2>/dev/null)
 HTML_STAMP := $(BUILD)/html/.built
 
-.PHONY: book test venv validate notebooks html figures run params bench clean freeze lint browser-deps
+.PHONY: book test venv validate notebooks html figures run params bench clean freeze lint browser-deps corpus
 
 ## make book: set up, validate data/, execute notebooks (parallel, incremental), build the HTML
 book: venv validate
@@ -52,6 +52,11 @@ $(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG)
 	@mkdir -p $(BUILD)
 	$(PY) -m analysis validate
 	@touch $@
+
+## make corpus: read the seed files, merge duplicates, flag near-duplicates (_build/corpus/)
+SEEDS ?= ../shared/seeds
+corpus: venv
+	SEEDS_DIR=$(SEEDS) $(PY) -m analysis ingest
 
 references.bib: $(BUILD)/validated
 	$(PY) -m analysis bib

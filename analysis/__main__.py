@@ -1,6 +1,7 @@
 """Command line: python -m analysis COMMAND ...
 
   validate                      check every file in data/ against its schema
+  ingest [--seeds DIR]          read the seed files: record→paper map and near-duplicate report in _build/corpus/
   params NOTEBOOK               list a notebook's parameters (type, default, unit, range, source)
   run NOTEBOOK [-p NAME VALUE]  run one notebook with overrides into runs/<date>-<notebook>/
   execute SRC.md OUT.ipynb      (build) execute a notebook into the book's build folder
@@ -24,6 +25,9 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("validate")
+    g = sub.add_parser("ingest")
+    g.add_argument("--seeds", type=Path, default=None)
+    g.add_argument("--out", type=Path, default=BUILD / "corpus")
     p = sub.add_parser("params")
     p.add_argument("notebook")
     r = sub.add_parser("run")
@@ -48,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
             from analysis import validate
 
             for line in validate.validate_all():
+                print(line)
+        elif args.cmd == "ingest":
+            from analysis import corpus
+
+            for line in corpus.ingest(args.seeds, args.out):
                 print(line)
         elif args.cmd == "params":
             md = runner.notebook_path(args.notebook)
@@ -80,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             from analysis import papers
 
             papers.write_bib(ROOT / "references.bib")
-    except (DataError, runner.ParameterError, runner.NotebookError) as exc:
+    except (DataError, runner.ParameterError, runner.NotebookError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

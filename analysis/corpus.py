@@ -155,3 +155,46 @@ def near_duplicates(papers: list[Paper], threshold: float = 0.3) -> list[tuple[s
             if jac >= threshold:
                 out.append((sh[i][0], sh[j][0], round(jac, 3)))
     return out
+
+
+def ingest(folder: Path | None, out: Path) -> list[str]:
+    """Write the record→paper map and the near-duplicate report (no abstract text) to `out`.
+
+    records.csv: file, paragraph index, fingerprint and the citekey from data/papers.csv
+    (empty when a seed paper has no row there). near-duplicates.csv: pairs to judge by hand.
+    Files are written to a temporary name and renamed, so nothing is left half-written.
+    """
+    import csv
+
+    papers = load_corpus(folder)
+    keys: dict[str, str] = {}
+    try:
+        from analysis import papers as paper_data
+
+        pp = paper_data.load()
+        keys = dict(zip(pp["fingerprint"], pp["citekey"], strict=True))
+    except Exception:  # noqa: BLE001 - the map is still useful without the paper table
+        keys = {}
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [(r.file, r.index, p.fingerprint, keys.get(p.fingerprint, "")) for p in papers for r in p.records]
+    tmp = out / "records.csv.tmp"
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["file", "paragraph", "fingerprint", "citekey"])
+        w.writerows(rows)
+    tmp.replace(out / "records.csv")
+    pairs = near_duplicates(papers)
+    tmp = out / "near-duplicates.csv.tmp"
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["fingerprint_a", "citekey_a", "fingerprint_b", "citekey_b", "jaccard_5gram"])
+        w.writerows((a, keys.get(a, ""), b, keys.get(b, ""), j) for a, b, j in pairs)
+    tmp.replace(out / "near-duplicates.csv")
+    unmapped = sum(1 for r in rows if not r[3])
+    return [
+        f"{len(rows)} records in {len({r[0] for r in rows})} files -> {len(papers)} distinct papers "
+        f"({len(rows) - len(papers)} exact duplicates merged)",
+        f"{len(pairs)} near-duplicate pair(s) flagged for review: {out / 'near-duplicates.csv'}",
+        f"{unmapped} record(s) without a row in data/papers.csv",
+        f"record map: {out / 'records.csv'}",
+    ]

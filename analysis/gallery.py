@@ -45,7 +45,7 @@ def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
     ])
 
 
-THUMB_WIDTH_PX = 480
+THUMB_WIDTH_PX = 360
 
 
 def thumbnail(png: Path, out: Path) -> None:
@@ -55,6 +55,8 @@ def thumbnail(png: Path, out: Path) -> None:
     with Image.open(png) as im:
         h = round(im.height * THUMB_WIDTH_PX / im.width)
         small = im.convert("RGB").resize((THUMB_WIDTH_PX, h), Image.Resampling.LANCZOS)
+        # 64 colours are plenty for a flat chart and keep the gallery page light
+        small = small.quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.png")
     small.save(tmp, format="PNG", optimize=True)
