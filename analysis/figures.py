@@ -68,6 +68,7 @@ def use_style() -> None:
     """Apply the book style (or the talk style) to matplotlib and seaborn."""
     s = STYLES[style_name()]
     sns.set_theme(style="whitegrid", palette=PALETTE, font="DejaVu Sans")
+    plt.rcParams["font.sans-serif"] = ["DejaVu Sans", "Bitstream Vera Sans", "Arial", "Helvetica", "sans-serif"]
     plt.rcParams.update(
         {
             "figure.figsize": s["figsize"],
@@ -81,7 +82,7 @@ def use_style() -> None:
             "lines.linewidth": s["line"],
             "lines.markersize": s["marker"],
             "svg.hashsalt": "ml-hardware-review",
-            "svg.fonttype": "path",
+            "svg.fonttype": "none",  # text stays text: small files, selectable and editable in slides
             "pdf.fonttype": 42,
             "savefig.bbox": "tight",
             "figure.dpi": 100,
