@@ -10,6 +10,7 @@ The staged book holds copies of the sources (``_config.yml``, ``_toc.yml``,
 from __future__ import annotations
 
 import filecmp
+import os
 import shutil
 import subprocess
 import sys
@@ -80,7 +81,8 @@ def build_html(builder_args: list[str] | None = None) -> int:
     check_bib(ROOT / "references.bib")
     stage()
     out = STAGE / "_build"
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",
+    jobs = str(os.cpu_count() or 1)
+    cmd = [sys.executable, "-m", "analysis.jb_build", jobs, str(STAGE), "--builder", "html",
            "-n", "-W", "--keep-going", *(builder_args or [])]
     proc = subprocess.run(cmd, cwd=ROOT)
     if proc.returncode != 0:
