@@ -45,13 +45,21 @@ def flow_diagram(*, n_records: int, n_duplicates: int, n_papers: int, n_identifi
     return fig
 
 
+def _wrap(title: str, width: int = 34) -> str:
+    """A theme title wrapped onto lines of at most `width` characters (for axis labels)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(title, width))
+
+
 def papers_per_theme(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
     titles = dict(zip(themes["id"], themes["title"], strict=True))
     y = pp["year"].astype("Int64")
     years = y.where(y > 2019).astype("string").fillna("2019 or earlier")
     tab = pd.crosstab(pp["theme"].map(titles), years)
     tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index][::-1]]
-    fig, ax = figures.new(figsize=(10, 6.5))
+    tab.index = [_wrap(t) for t in tab.index]
+    fig, ax = figures.new(figsize=(6.8, 7))
     cols = sorted(tab.columns)
     palette = sns.color_palette("cividis", n_colors=len(cols))
     left = pd.Series(0, index=tab.index)
@@ -59,7 +67,7 @@ def papers_per_theme(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
         ax.barh(tab.index, tab[c], left=left, color=colour, label=c)
         left += tab[c]
     ax.set_xlabel("papers (count)")
-    ax.legend(title="year", ncol=2, loc="lower right")
+    ax.legend(title="year", ncol=4, loc="upper center", bbox_to_anchor=(0.3, -0.1), frameon=False)
     return fig
 
 
@@ -76,9 +84,10 @@ def hardware_heatmap(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
     keep = tab.sum().sort_values(ascending=False).index[:16]
     tab = tab[keep]
     tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index]]
-    fig, ax = figures.new(figsize=(12, 6.5))
-    sns.heatmap(tab, annot=True, fmt="d", cmap="Blues", cbar_kws={"label": "papers (count)"}, ax=ax,
-                annot_kws={"fontsize": 11})
+    tab.index = [_wrap(t) for t in tab.index]
+    fig, ax = figures.new(figsize=(7, 9))
+    sns.heatmap(tab, annot=True, fmt="d", cmap="Blues", ax=ax, annot_kws={"fontsize": 10},
+                cbar_kws={"label": "papers (count)", "shrink": 0.7, "pad": 0.02})
     ax.set_xlabel("hardware family named in the abstract")
     ax.set_ylabel("")
     return fig

@@ -156,3 +156,14 @@ def registry(folder: Path | None = None) -> list[dict[str, Any]]:
     """All figure registry entries in `folder` (default: the figures folder), sorted by id."""
     folder = folder or figures_dir()
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
+
+def wrap_ticklabels(ax: Any, axis: str = "y", width: int = 28) -> None:
+    """Wrap the current tick labels of `axis` ("x" or "y") onto lines of at most `width` characters,
+    so long category names keep a figure readable at page width."""
+    import textwrap
+
+    labels = ax.get_yticklabels() if axis == "y" else ax.get_xticklabels()
+    ticks = ax.get_yticks() if axis == "y" else ax.get_xticks()
+    wrapped = ["\n".join(textwrap.wrap(t.get_text(), width)) or t.get_text() for t in labels]
+    (ax.set_yticks if axis == "y" else ax.set_xticks)(ticks, wrapped)
