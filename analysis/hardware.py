@@ -54,28 +54,26 @@ def peak_tflops(hardware_id: str, precision: str) -> float:
     col = PRECISIONS.get(precision.lower())
     if col is None:
         raise ValueError(f"unknown precision {precision!r}; use one of {sorted(PRECISIONS)}")
-    value = spec(hardware_id)[col]
+    return _figure(hardware_id, col)
+
+
+def _figure(hardware_id: str, column: str) -> float:
+    value = spec(hardware_id)[column]
     if pd.isna(value):
-        raise DataError(f"data/hardware.csv: {hardware_id} has no {col} figure")
+        raise DataError(f"data/hardware.csv: {hardware_id} has no {column} figure")
     return float(value)
 
 
 def mem_bw_tbps(hardware_id: str) -> float:
-    value = spec(hardware_id)["mem_bw_tbps"]
-    if pd.isna(value):
-        raise DataError(f"data/hardware.csv: {hardware_id} has no mem_bw_tbps figure")
-    return float(value)
+    """Memory bandwidth in TB/s; DataError if the table has no figure."""
+    return _figure(hardware_id, "mem_bw_tbps")
 
 
 def memory_gb(hardware_id: str) -> float:
-    value = spec(hardware_id)["memory_gb"]
-    if pd.isna(value):
-        raise DataError(f"data/hardware.csv: {hardware_id} has no memory_gb figure")
-    return float(value)
+    """Memory capacity in GB; DataError if the table has no figure."""
+    return _figure(hardware_id, "memory_gb")
 
 
 def tdp_w(hardware_id: str) -> float:
-    value = spec(hardware_id)["tdp_w"]
-    if pd.isna(value):
-        raise DataError(f"data/hardware.csv: {hardware_id} has no tdp_w figure")
-    return float(value)
+    """Board power (TDP) in W; DataError if the table has no figure."""
+    return _figure(hardware_id, "tdp_w")
