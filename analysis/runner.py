@@ -213,6 +213,7 @@ def execute(
             papermill.execute_notebook(
                 str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
                 log_output=False, execution_timeout=900, kernel_name="python3",
+                kernel_manager_class=_ipc_kernel_manager(tmp),
             )
         except PapermillExecutionError as exc:
             executed = nbformat.read(dst, as_version=4) if dst.exists() else nb
@@ -237,6 +238,20 @@ def execute(
             tmpdeps.write_text(f"{target}: {' '.join(rels)}\n" + "".join(f"{r}:\n" for r in rels))
             tmpdeps.replace(deps)
     return out_ipynb
+
+
+def _ipc_kernel_manager(folder: str) -> type:
+    """A kernel manager that talks to the kernel over IPC sockets in `folder` (a temporary
+    directory), rather than over TCP on localhost: no open ports, no warning from ipykernel."""
+    from jupyter_client.manager import KernelManager
+
+    class IPCKernelManager(KernelManager):
+        def __init__(self, **kw: Any) -> None:
+            super().__init__(**kw)
+            self.transport = "ipc"
+            self.ip = os.path.join(folder, "kernel")
+
+    return IPCKernelManager
 
 
 def _scrub(path: Path) -> None:
