@@ -7,12 +7,11 @@ intensities in FLOP per byte of off-chip (HBM) traffic.
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis import models
+from analysis import baselines, models
 from analysis.tables import read_csv
 
 # --- attention cost model ------------------------------------------------------------------
@@ -89,52 +88,9 @@ def achieved_from_utilisation(utilisation_pct: float, peak_tflops: float) -> flo
 
 # --- speedups and their baselines -------------------------------------------------------------
 
-BASELINE_CLASSES = ["naive implementation", "framework (PyTorch)", "vendor library", "previous paper", "CPU",
-                    "other", "unstated"]
-
-# Ordered rules: the first class whose pattern matches the (lower-cased) baseline text wins.
-BASELINE_RULES: list[tuple[str, str]] = [
-    ("other", r"unquantized|full.precision"),  # the same system at higher precision
-    ("CPU", r"\bcpu\b|scipy|numpy|mpmath"),
-    ("naive implementation", r"naive|vanilla|standard attention|human-written|baseline config|unoptimi[sz]ed"
-                             r"|un-?fused"),
-    ("vendor library", r"cublas|cutlass|cudnn|cusparse|curand|tensorrt|\bipex\b|intel extension|faster ?transformer"
-                       r"|torch\.matmul"),
-    ("framework (PyTorch)", r"pytorch"),
-    ("previous paper", r"flashattention|state.of.(the.)?art|existing|\bsota\b|strongest|prior|previous|xformers"
-                       r"|triton|ladder|quantllm|marlin|magicube|dasp|\bflat\b|cuda implementation"),
-]
-
-
-def baseline_class(baseline: str | None) -> str:
-    """Classify the baseline text of a speedup claim (see BASELINE_RULES; empty text is 'unstated').
-
-    - naive implementation: an unoptimised or textbook version of the same computation;
-    - framework (PyTorch): eager PyTorch code (KernelBench references, 'CUDA PyTorch');
-    - vendor library: a library shipped by the hardware vendor (cuBLAS, CUTLASS, TensorRT, IPEX, FasterTransformer;
-      torch.matmul dispatches to cuBLAS);
-    - previous paper: the best published kernel or system the authors compare with;
-    - CPU: the baseline runs on a CPU;
-    - other: anything else (third-party libraries, another hardware system, the same system at higher
-      precision).
-    """
-    if baseline is None or (isinstance(baseline, float) and math.isnan(baseline)) or not str(baseline).strip():
-        return "unstated"
-    text = str(baseline).lower()
-    for cls, pattern in BASELINE_RULES:
-        if re.search(pattern, text):
-            return cls
-    return "other"
-
-
-def speedup_factor(value: float, unit: str) -> float:
-    """A speedup as a factor: '2.8' in x is 2.8; '+19.2' in % is 1.192."""
-    models._non_negative(value=value)
-    if unit == "x":
-        return float(value)
-    if unit == "%":
-        return 1.0 + value / 100.0
-    raise models.ModelError(f"not a speedup unit: {unit!r}")
+BASELINE_CLASSES = baselines.KINDS  # one taxonomy for the whole book (analysis/baselines.py)
+baseline_class = baselines.classify
+speedup_factor = baselines.speedup_factor
 
 
 def baseline_ceiling(speedup: float) -> float:

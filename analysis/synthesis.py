@@ -7,63 +7,20 @@ stated as a range ("1.5-2.0x") is represented by its upper end, which is what a 
 and keeps its lower end for the plot.
 
 The kind of baseline is read from the ledger's free-text ``baseline`` column by
-:func:`classify_baseline`, a small ordered list of keyword rules (first match wins).
+:func:`analysis.baselines.classify`, the book's one set of keyword rules (first match wins).
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 
-# Ordered: the first kind whose pattern matches the baseline text wins.
-BASELINE_RULES: list[tuple[str, str]] = [
-    ("other hardware", r"^gpu$|^cpu$|current gpus|data-center gpu|nvidia a100|dgx [ah]100|cpu baseline|"
-                       r"fpga baseline|cpu server|cpu-only|pcie a100"),
-    ("naive or unoptimised code", r"vanilla|un-?fused|standard|naive|single environment|full-precision|"
-                                  r"\bfp32\b|unquantized|no llc|cpu-centric|baseline transformer|data-parallel|"
-                                  r"publicly available code|non-paged|baseline configurations|small-batch|"
-                                  r"conventional|human-written"),
-    ("vendor or production library", r"\bcub\b|cublas|cusparse|curand|cutlass|tensorrt|flashattention|xformers|"
-                                     r"triton|marlin|scipy|pytorch|torch\.matmul|\bipex\b|transformer engine|"
-                                     r"megatron|zero\+\+|zero-infinity|vllm|faster ?transformer|dasp|magicube|"
-                                     r"mpi implementation|ladder|quantllm|third-party libraries|"
-                                     r"traditional gpu libraries|cuda implementation"),
-    ("prior research system", r"state-of-(the-)?art|sota|prior|existing|previous|strongest|optimi[sz]ed baselines|"
-                              r"relevant benchmark|current designs|current tree-search|\bflat\b|"
-                              r"speculative inference|hybrid moe|checkpointing|offloading|dataflow accelerators|"
-                              r"sequential accelerators"),
-]
-KINDS = [k for k, _ in BASELINE_RULES] + ["named model or method", "not stated"]
+from analysis import baselines
 
-
-def classify_baseline(text: object) -> str:
-    """The kind of baseline a claim's `baseline` text describes (one of KINDS).
-
-    Empty text is 'not stated'; text that matches no rule names a specific model or method
-    (MobileNetV2, Stable Diffusion, progressive distillation) and is 'named model or method'.
-    """
-    if text is None or (isinstance(text, float) and math.isnan(text)) or not str(text).strip():
-        return "not stated"
-    t = str(text).strip().lower()
-    for kind, pattern in BASELINE_RULES:
-        if re.search(pattern, t):
-            return kind
-    return "named model or method"
-
-
-def speedup_factor(value: float, unit: str) -> float:
-    """A speedup as a factor: 'x' values as they are, '%' values as 1 + p/100 (64% faster = 1.64x)."""
-    if unit == "x":
-        f = float(value)
-    elif unit == "%":
-        f = 1.0 + float(value) / 100.0
-    else:
-        raise ValueError(f"speedup unit must be 'x' or '%', got {unit!r}")
-    if not f > 0:
-        raise ValueError(f"a speedup factor must be positive, got {f!r}")
-    return f
+KINDS = baselines.KINDS  # one taxonomy for the whole book (analysis/baselines.py)
+classify_baseline = baselines.classify
+speedup_factor = baselines.speedup_factor
 
 
 def headline_speedups(claims: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:

@@ -67,39 +67,5 @@ def test_headline_value_prefers_value_then_top_of_range():
         gk.headline_value(math.nan, math.nan, math.nan)
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("cuBLAS", "vendor library"),
-        ("cuBLASLt-AutoTuning", "vendor library"),
-        ("IPEX (Intel Extension for PyTorch)", "vendor library"),
-        ("torch.matmul", "vendor library"),
-        ("Faster Transformer v4.0", "vendor library"),
-        ("PyTorch", "framework (PyTorch)"),
-        ("CUDA PyTorch on H100", "framework (PyTorch)"),
-        ("vanilla PyTorch", "naive implementation"),
-        ("standard attention implementation", "naive implementation"),
-        ("general human-written code", "naive implementation"),
-        ("FlashAttention-2", "previous paper"),
-        ("strongest baselines", "previous paper"),
-        ("prior GPU state of the art", "previous paper"),
-        ("Marlin", "previous paper"),
-        ("SciPy", "CPU"),
-        ("a multi-core CPU", "CPU"),
-        ("vLLM without MARLIN (unquantized)", "other"),
-        ("third-party libraries", "other"),
-        ("", "unstated"),
-        (None, "unstated"),
-        (math.nan, "unstated"),
-    ],
-)
-def test_baseline_class(text, expected):
-    assert gk.baseline_class(text) == expected
-
-
-def test_every_rule_class_is_a_known_class():
-    assert {cls for cls, _ in gk.BASELINE_RULES} <= set(gk.BASELINE_CLASSES)
-
-
 def test_points_file_validates():
     assert "3 kernel throughput points" == gk._describe_points()
