@@ -26,7 +26,8 @@ which=$(grep '^executed ' "$log/out" | awk '{print $2}' | xargs -r -n1 basename 
 # Naive baseline: one folder with the book sources and the notebooks as MyST .md files,
 # executed by Jupyter Book itself (serially, every time).
 naive=$(mktemp -d)
-cp -r _config.yml _toc.yml intro.md chapters _static references.bib "$naive"/
+cp -r _config.yml _toc.yml intro.md chapters _static _templates references.bib "$naive"/
+cp -r _build/book/_mathjax "$naive"/
 mkdir -p "$naive/notebooks" "$naive/reference"
 cp analysis/notebooks/*.md "$naive/notebooks/"
 cp _build/book/reference/figures.md "$naive/reference/"
