@@ -214,6 +214,8 @@ def execute(
                 str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
                 log_output=False, execution_timeout=900, kernel_name="python3",
                 kernel_manager_class=_ipc_kernel_manager(tmp),
+                # write the output once at the end, not after every cell (large image outputs)
+                request_save_on_cell_execute=False,
             )
         except PapermillExecutionError as exc:
             executed = nbformat.read(dst, as_version=4) if dst.exists() else nb

@@ -31,11 +31,13 @@ cp -r _build/book/_mathjax "$naive"/
 mkdir -p "$naive/notebooks" "$naive/reference"
 cp analysis/notebooks/*.md "$naive/notebooks/"
 cp _build/book/reference/figures.md "$naive/reference/"
-sed -i 's/execute_notebooks: "off"/execute_notebooks: force/' "$naive/_config.yml"
+sed -i 's/execute_notebooks: "off"/execute_notebooks: force\n  timeout: 900/' "$naive/_config.yml"
 grep -rl '\.ipynb::' "$naive/chapters" | xargs -r sed -i 's/\.ipynb::/.md::/g'
-export ANALYSIS_FIGURES_DIR="$naive/figures" ANALYSIS_OUTPUTS_DIR="$naive/outputs"
+export PYTHONPATH="$PWD" ANALYSIS_FIGURES_DIR="$naive/figures" ANALYSIS_OUTPUTS_DIR="$naive/outputs"
 naive_t=$(secs .venv/bin/jupyter-book build "$naive" --builder html)
-naive_ok=$([ -f "$naive/_build/html/index.html" ] && echo ok || echo FAILED)
+failed_nb=$(grep -c "Executing notebook failed" "$log/out" || true)
+naive_ok=$([ -f "$naive/_build/html/index.html" ] && [ "$failed_nb" = 0 ] && echo "ok, every notebook ran" \
+  || echo "FAILED: $failed_nb notebook(s) did not run, the baseline is not comparable")
 
 printf '\n%-34s %10s\n' "build" "seconds"
 printf '%-34s %10.1f\n' "cold (empty _build)" "$cold"
