@@ -135,6 +135,9 @@ def save(
         format="pdf",
         metadata={"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None},
     )
+    from analysis.gallery import thumbnail  # made here, in parallel with the other notebooks
+
+    thumbnail(out / f"{fig_id}.png", out / "thumbs" / f"{fig_id}.png")
     entry = {
         "id": fig_id,
         "title": title,

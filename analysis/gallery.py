@@ -7,7 +7,6 @@ from typing import Any
 
 import yaml
 
-from analysis.figures import registry
 from analysis.paths import ROOT, STAGE
 
 
@@ -68,10 +67,13 @@ def thumbnail(png: Path, out: Path) -> None:
 
 def write_page(path: Path, figures_dir: Path | None = None) -> None:
     """Write the gallery page (MyST markdown) for the figures in `figures_dir`."""
+    from analysis.figures import registry
+
     folder = figures_dir or STAGE / "figures"
     entries = registry(folder)
-    for e in entries:
-        thumbnail(folder / f"{e['id']}.png", path.parent / "thumbs" / f"{e['id']}.png")
+    for e in entries:  # figures.save makes the thumbnails; make any that are missing
+        if not (folder / "thumbs" / f"{e['id']}.png").exists():
+            thumbnail(folder / f"{e['id']}.png", folder / "thumbs" / f"{e['id']}.png")
     meta = _book_meta()
     titles = chapter_titles()
     lines = ["# Figures", "",
@@ -90,7 +92,8 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
             papers = ", ".join(f"{{cite:t}}`{k}`" for k in e["sources"]) or "none"
             lines += [
                 f"(gallery-{fid})=", f"### {e['title']}", "",
-                f"```{{image}} thumbs/{fid}.png", f":alt: {e['alt']}", ":width: 360px", ":loading: lazy", "```", "",
+                f"```{{image}} ../figures/thumbs/{fid}.png", f":alt: {e['alt']}", ":width: 360px",
+                ":loading: lazy", "```", "",
                 f"{e['caption']}", "",
                 f"**Id** `{fid}` · **Files** {{download}}`SVG <../figures/{fid}.svg>` · "
                 f"{{download}}`PNG <../figures/{fid}.png>` · {{download}}`PDF <../figures/{fid}.pdf>` · "

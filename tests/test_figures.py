@@ -27,13 +27,14 @@ figures.save(fig, "det-test", title="t", caption="c", alt="a", chapter="methods"
 def _render(folder: Path, seed: str) -> dict[str, str]:
     env = {**os.environ, "ANALYSIS_FIGURES_DIR": str(folder), "PYTHONHASHSEED": seed}
     subprocess.run([str(PY), "-c", SCRIPT], cwd=ROOT, env=env, check=True)
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_figure_files_are_byte_identical_across_runs(tmp_path: Path):
     a = _render(tmp_path / "a", "1")
     b = _render(tmp_path / "b", "2")
-    assert set(a) == {"det-test.svg", "det-test.png", "det-test.pdf", "det-test.json"}
+    assert set(a) == {"det-test.svg", "det-test.png", "det-test.pdf", "det-test.json", "thumbs/det-test.png"}
     assert a == b
 
 
