@@ -10,7 +10,6 @@ The staged book holds copies of the sources (``_config.yml``, ``_toc.yml``,
 from __future__ import annotations
 
 import filecmp
-import os
 import shutil
 import subprocess
 import sys
@@ -81,8 +80,9 @@ def build_html(builder_args: list[str] | None = None) -> int:
     check_bib(ROOT / "references.bib")
     stage()
     out = STAGE / "_build"
-    jobs = str(os.cpu_count() or 1)
-    cmd = [sys.executable, "-m", "analysis.jb_build", jobs, str(STAGE), "--builder", "html",
+    # Serial Sphinx: jupyter-book's multitoc-numbering extension (continuous figure numbers
+    # across parts) is not declared parallel-safe, so -j would only add a warning.
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",
            "-n", "-W", "--keep-going", *(builder_args or [])]
     proc = subprocess.run(cmd, cwd=ROOT)
     if proc.returncode != 0:
