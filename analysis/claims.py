@@ -67,9 +67,7 @@ def _load() -> pd.DataFrame:
     fail_rows(path, df, bad_range, "low", "low exceeds high")
     long_ev = df["evidence"].map(lambda s: len(_words(s)) > MAX_EVIDENCE_WORDS)
     fail_rows(path, df, long_ev, "evidence", f"evidence longer than {MAX_EVIDENCE_WORDS} words")
-    names = hardware.names()
-    bad_hw = df["hardware"].fillna("").map(lambda s: any(h and h not in names for h in s.split(";")))
-    fail_rows(path, df, bad_hw, "hardware", "names hardware that data/hardware.csv does not have")
+    hardware.check_names(path, df)
     return df
 
 

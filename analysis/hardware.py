@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import pandas as pd
 
 from analysis import schemas
 from analysis.paths import DataError
-from analysis.tables import read_csv
+from analysis.tables import fail_rows, read_csv
 
 PRECISIONS = {
     "fp64": "peak_fp64_tflops",
@@ -35,6 +36,13 @@ def names() -> set[str]:
     """Every name a paper or claim may use: hardware ids and family names."""
     df = _load()
     return set(df["hardware_id"]) | set(df["family"])
+
+
+def check_names(path: Path, df: pd.DataFrame, column: str = "hardware") -> None:
+    """Fail (naming file, row and column) where a ';'-separated list names unknown hardware."""
+    known = names()
+    bad = df[column].fillna("").map(lambda s: any(h and h not in known for h in s.split(";")))
+    fail_rows(path, df, bad, column, "names hardware that data/hardware.csv does not have")
 
 
 def spec(hardware_id: str) -> pd.Series:

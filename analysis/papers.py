@@ -41,9 +41,7 @@ def _load() -> pd.DataFrame:
     fail_rows(path, df, ~df["theme"].isin(ids), "theme", "unknown theme (see data/themes.yml)")
     sec = df["secondary_theme"]
     fail_rows(path, df, sec.notna() & ~sec.isin(ids), "secondary_theme", "unknown theme")
-    known = hardware.names()
-    bad_hw = df["hardware"].fillna("").map(lambda s: any(h and h not in known for h in s.split(";")))
-    fail_rows(path, df, bad_hw, "hardware", "names hardware that data/hardware.csv does not have")
+    hardware.check_names(path, df)
     return df
 
 

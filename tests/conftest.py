@@ -12,6 +12,20 @@ SEEDS = Path(os.environ.get("SEEDS_DIR", ROOT.parent / "shared" / "seeds"))
 PY = ROOT / ".venv" / "bin" / "python"
 
 
+# front matter of a jupytext MyST notebook, for the small notebooks the tests write
+NB_FRONT_MATTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+
 @pytest.fixture
 def seeds() -> Path:
     if not SEEDS.is_dir():

@@ -9,23 +9,13 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make
+from conftest import NB_FRONT_MATTER, ROOT, make
 
 BUILT = ROOT / "_build" / "html" / ".built"
 
 pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
 
-FAILING_NB = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+FAILING_NB = NB_FRONT_MATTER + """
 # Failing
 
 ```{code-cell} ipython3

@@ -6,21 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import PY, ROOT
+from conftest import NB_FRONT_MATTER, PY, ROOT
 
 from analysis import runner
 
-NB = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+NB = NB_FRONT_MATTER + """
 # Test notebook
 
 ```{code-cell} ipython3
