@@ -168,6 +168,14 @@ def judge_bound(reported: float, bound: float, relation: str, tolerance: float) 
     raise ValueError(f"unknown relation {relation!r}")
 
 
+def x_fold(reported: float, numerator: float, denominator: float, tol: float, *, fmt: str = ".2f",
+           explanation: str = "") -> Result:
+    """A stated 'N-fold' claim against the ratio of two stated numbers."""
+    ratio = numerator / denominator
+    return Result(reported, ratio, "x", tol, judge(reported, ratio, tol),
+                  f"{numerator:g} / {denominator:g} = {ratio:{fmt}}", explanation=explanation)
+
+
 def peak_input(hw: str, precision: str) -> tuple[float, str]:
     """A dense peak and a sentence naming its source."""
     peak = hardware.peak_tflops(hw, precision)
@@ -397,9 +405,8 @@ def _pixart_share(c: Claims) -> Result:
 def _hipa(c: Claims) -> Result:
     before, after = c.value("zhang2023hipa-5"), c.value("zhang2023hipa-6")
     reported = c.value("zhang2023hipa-4")
-    ratio = before / after
     tol = combined_tolerance(rounding_tolerance(reported), rounding_tolerance(before), rounding_tolerance(after))
-    return Result(reported, ratio, "x", tol, judge(reported, ratio, tol), f"{before:g} / {after:g} = {ratio:.2f}",
+    return x_fold(reported, before, after, tol,
                   explanation="Tolerance adds the rounding of all three printed numbers (3.8 dominates).")
 
 
@@ -408,10 +415,9 @@ def _hipa(c: Claims) -> Result:
 def _cod(c: Claims) -> Result:
     ours, sd = c.value("jia2025cod-3"), c.value("jia2025cod-4")
     reported = c.value("jia2025cod-2")
-    ratio = sd / ours
     tol = combined_tolerance(significant_tolerance(reported), significant_tolerance(ours),
                              significant_tolerance(sd))
-    return Result(reported, ratio, "x", tol, judge(reported, ratio, tol), f"{sd:g} / {ours:g} = {ratio:.1f}",
+    return x_fold(reported, sd, ours, tol, fmt=".1f",
                   explanation="Both GPU-day figures carry '~', so trailing zeros are read as not significant.")
 
 
@@ -510,9 +516,7 @@ def _falk_both(c: Claims) -> Result:
 def _zero_growth(c: Claims) -> Result:
     a, b = c.value("rajbhandari2021zeroinfinity-3"), c.value("rajbhandari2021zeroinfinity-4")
     reported = c.value("rajbhandari2021zeroinfinity-2")
-    ratio = b / a
-    tol = rounding_tolerance(reported)
-    return Result(reported, ratio, "x", tol, judge(reported, ratio, tol), f"{b:g} / {a:g} = {ratio:g}",
+    return x_fold(reported, b, a, rounding_tolerance(reported), fmt="g",
                   explanation="16 GB (V100 16 GB, 2017) to 80 GB (A100 80 GB, 2020).")
 
 
