@@ -28,8 +28,11 @@ HTML_STAMP := $(BUILD)/html/.built
 .PHONY: book test venv validate notebooks html figures run params bench clean freeze lint browser-deps corpus
 
 ## make book: set up, validate data/, execute notebooks (parallel, incremental), build the HTML
+# Out-of-date notebooks run in a warm pool (analysis/pool.py): make still decides what runs,
+# each recipe hands its notebook to the pool instead of starting Python and a kernel afresh.
 book: venv validate
-	@$(MAKE) --no-print-directory -j$(NPROC) notebooks
+	@$(MAKE) --no-print-directory -q notebooks 2>/dev/null || \
+	  $(PY) -m analysis pool -- $(MAKE) --no-print-directory -j$(NPROC) notebooks
 	@$(MAKE) --no-print-directory html
 
 ## make test: the same set-up and build, then lint and the whole test suite
@@ -58,8 +61,10 @@ SEEDS ?= ../shared/seeds
 corpus: venv
 	SEEDS_DIR=$(SEEDS) $(PY) -m analysis ingest
 
-references.bib: $(BUILD)/validated
+# generated from the paper table once it has been validated
+references.bib: data/papers.csv $(PKG) | $(BUILD)/validated
 	$(PY) -m analysis bib
+	@touch $@
 
 notebooks: $(NB_OUT)
 

@@ -5,7 +5,9 @@
   params NOTEBOOK               list a notebook's parameters (type, default, unit, range, source)
   run NOTEBOOK [-p NAME VALUE]  run one notebook with overrides into runs/<date>-<notebook>/
   execute SRC.md OUT.ipynb      (build) execute a notebook into the book's build folder
+          [--figures DIR] [--outputs DIR] [--deps FILE]
   figures [--style talk]        render every figure again in a style, into _build/<style>-figures/
+  pool -- CMD ...               (build) run CMD (make) with a warm notebook pool serving its `execute` calls
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +24,13 @@ from analysis.paths import BUILD, ROOT, STAGE, DataError
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in[:1] == ["execute"] and os.environ.get("ANALYSIS_POOL"):
+        from analysis import pool
+
+        code = pool.submit(os.environ["ANALYSIS_POOL"], args_in)
+        if code is not None:
+            return code
     ap = argparse.ArgumentParser(prog="python -m analysis", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -37,13 +47,19 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("execute")
     e.add_argument("src", type=Path)
     e.add_argument("out", type=Path)
+    e.add_argument("--figures", type=Path, default=STAGE / "figures")
+    e.add_argument("--outputs", type=Path, default=STAGE / "outputs")
+    e.add_argument("--deps", type=Path, default=None, help="make rule of the data files read "
+                   "(default _build/deps/<notebook>.d)")
     f = sub.add_parser("figures")
     f.add_argument("--style", default="talk")
     f.add_argument("--out", type=Path, default=None)
     f.add_argument("--jobs", type=int, default=0)
     sub.add_parser("html")
+    pl = sub.add_parser("pool")
+    pl.add_argument("command", nargs=argparse.REMAINDER)
     sub.add_parser("bib")
-    args = ap.parse_args(argv)
+    args = ap.parse_args(args_in)
 
     from analysis import runner
 
@@ -73,14 +89,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {out}")
         elif args.cmd == "execute":
             name = args.src.stem
-            runner.execute(args.src, args.out, figures=STAGE / "figures", outputs=STAGE / "outputs",
-                           deps=BUILD / "deps" / f"{name}.d")
+            runner.execute(args.src, args.out, figures=args.figures, outputs=args.outputs,
+                           deps=args.deps or BUILD / "deps" / f"{name}.d")
             print(f"executed {args.src} -> {args.out}")
         elif args.cmd == "figures":
             from analysis import restyle
 
             out = restyle.render_all(args.style, args.out, args.jobs or None)
             print(f"wrote {args.style} figures to {out}")
+        elif args.cmd == "pool":
+            from analysis import pool
+
+            command = args.command[1:] if args.command[:1] == ["--"] else args.command
+            return pool.serve(command)
         elif args.cmd == "html":
             from analysis import build
 

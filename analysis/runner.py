@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis import kernels
 from analysis.paths import ROOT
 
 NOTEBOOKS = ROOT / "analysis" / "notebooks"
@@ -209,11 +210,16 @@ def execute(
             env["ANALYSIS_OUTPUTS_DIR"] = str(outputs.resolve())
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
+        manager = _ipc_kernel_manager(tmp)
+        spare = None
+        if kernels.ENABLED:  # inside the build's warm pool: fork the kernel from this process
+            spare = kernels.SpareKernel()
+            manager = kernels.kernel_manager(manager, spare)
         try:
             papermill.execute_notebook(
                 str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
                 log_output=False, execution_timeout=900, kernel_name="python3",
-                kernel_manager_class=_ipc_kernel_manager(tmp),
+                kernel_manager_class=manager,
                 # write the output once at the end, not after every cell (large image outputs)
                 request_save_on_cell_execute=False,
             )
@@ -224,6 +230,8 @@ def execute(
                 f"notebook {rel} failed in code cell {number} (starting {first!r}): {exc.ename}: {exc.evalue}"
             ) from None
         finally:
+            if spare is not None and spare.poll() is None:
+                spare.discard()  # unused (papermill failed before starting a kernel) or left running
             for k, v in saved.items():
                 if v is None:
                     os.environ.pop(k, None)
