@@ -22,6 +22,7 @@ PKG := $(wildcard analysis/*.py)
 DATA := $(wildcard data/*)
 NB_SRC := $(wildcard analysis/notebooks/*.md)
 NB_OUT := $(patsubst analysis/notebooks/%.md,$(STAGE)/notebooks/%.ipynb,$(NB_SRC))
+NB_DEPS := $(patsubst analysis/notebooks/%.md,$(BUILD)/deps/%.d,$(NB_SRC))
 BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static _templates -type f 2>/dev/null)
 HTML_STAMP := $(BUILD)/html/.built
 
@@ -68,12 +69,14 @@ references.bib: data/papers.csv $(PKG) | $(BUILD)/validated
 
 notebooks: $(NB_OUT)
 
-# A notebook is re-executed when its source, the analysis package, or a data file it read
-# (recorded in _build/deps/<name>.d by the runner) changes. Validation runs first but its
-# time stamp alone does not trigger re-execution.
-$(STAGE)/notebooks/%.ipynb: analysis/notebooks/%.md $(PKG) | $(BUILD)/validated
+# A notebook is re-executed when its source, a module of the analysis package it imports, or a
+# data file it read changes (the runner records both in _build/deps/<name>.d; a notebook without
+# that record runs again). Validation runs first but its time stamp alone triggers nothing.
+$(STAGE)/notebooks/%.ipynb: analysis/notebooks/%.md analysis/runner.py $(BUILD)/deps/%.d | $(BUILD)/validated
 	$(PY) -m analysis execute $< $@
 
+# named explicitly (not intermediate): a missing record makes its notebook run again
+$(NB_DEPS): ;
 -include $(wildcard $(BUILD)/deps/*.d)
 
 html: $(HTML_STAMP)

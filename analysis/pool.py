@@ -64,12 +64,18 @@ def serve(cmd: list[str]) -> int:
         # PYTHONHASHSEED only takes effect at interpreter start: start again with the kernels' environment
         os.execve(sys.executable, [sys.executable, "-m", "analysis", "pool", "--", *cmd],
                   {**os.environ, **WARM_ENV})
-    warm_up()
     folder = tempfile.mkdtemp(prefix="analysis-pool-")
     path = os.path.join(folder, "socket")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(64)
+    try:
+        warm_up()
+        listener.bind(path)
+        listener.listen(64)
+    except (OSError, RuntimeError) as exc:  # e.g. a socket path too long: the notebooks run directly
+        print(f"notebook pool unavailable ({exc}); running the notebooks directly", file=sys.stderr)
+        listener.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        return subprocess.call(cmd)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ)
     workers: dict[int, socket.socket] = {}

@@ -238,22 +238,65 @@ def execute(
                 else:
                     os.environ[k] = v
         _scrub(dst)
-        shutil.move(str(dst), str(out_ipynb))
-        if deps:
-            files = sorted({line.strip() for line in reads.read_text().splitlines() if line.strip()})
+        if deps:  # the data files it read and the package modules it imports, as a make rule
+            files = sorted({line.strip() for line in reads.read_text().splitlines() if line.strip()}
+                           | {str(m) for m in package_modules(nb)})
             deps.parent.mkdir(parents=True, exist_ok=True)
             tmpdeps = deps.with_suffix(".tmp")
             rels = [os.path.relpath(f, ROOT) for f in files]
             target = os.path.relpath(out_ipynb, ROOT)
             tmpdeps.write_text(f"{target}: {' '.join(rels)}\n" + "".join(f"{r}:\n" for r in rels))
             tmpdeps.replace(deps)
+        shutil.move(str(dst), str(out_ipynb))
+        os.utime(out_ipynb)  # newer than its dependency file
     return out_ipynb
+
+
+PACKAGE = ROOT / "analysis"
+
+
+def _imports(source: str) -> set[str]:
+    """Modules of this package that `source` imports (anywhere, including inside functions)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython magics or shell escapes: drop those lines and try again
+        kept = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+        tree = ast.parse(kept)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("analysis.")}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "analysis":
+                found |= {a.name for a in node.names}  # modules, or names from __init__
+            elif node.module.startswith("analysis."):
+                found.add(node.module.split(".")[1])
+    return {name for name in found if (PACKAGE / f"{name}.py").is_file()}
+
+
+def package_modules(nb: Any) -> list[Path]:
+    """The files of the `analysis` package that a notebook's code imports, directly or through
+    other modules, plus the package's __init__ and this runner: a change to any other module
+    (the HTML build, the pool) does not re-execute the notebook."""
+    todo = set()
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code":
+            todo |= _imports(cell.source)
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        seen.add(name)
+        todo |= _imports((PACKAGE / f"{name}.py").read_text(encoding="utf-8")) - seen
+    return sorted(PACKAGE / f"{n}.py" for n in seen | {"__init__", "runner", "paths"})
 
 
 def _ipc_kernel_manager(folder: str) -> type:
     """A kernel manager that talks to the kernel over IPC sockets in `folder` (a temporary
     directory), rather than over TCP on localhost: no open ports, no warning from ipykernel."""
     from jupyter_client.manager import KernelManager
+
+    if len(os.path.join(folder, "kernel-00")) > 90:  # Unix socket paths are limited to ~107 bytes
+        return KernelManager  # TCP on localhost (a very long $TMPDIR)
 
     class IPCKernelManager(KernelManager):
         def __init__(self, **kw: Any) -> None:

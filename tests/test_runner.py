@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import NB_FRONT_MATTER, PY, ROOT
+from conftest import NB_FRONT_MATTER, PY, ROOT, make
 
 from analysis import runner
 
@@ -102,3 +102,41 @@ def test_parameter_defaults_match_their_named_assumption():
                 assert prm.default == pytest.approx(assumptions.get(name)), f"{md.name}: {prm.name}"
                 checked += 1
     assert checked >= 3
+
+
+def test_package_modules_follow_imports_transitively(tmp_path: Path):
+    md = tmp_path / "imports.md"
+    md.write_text(NB_FRONT_MATTER + """
+```{code-cell} ipython3
+%matplotlib inline
+from analysis import figures
+```
+
+```{code-cell} ipython3
+def later():
+    import analysis.serving as s
+    return s
+```
+""")
+    names = {p.stem for p in runner.package_modules(runner._read(md))}
+    # serving imports models; figures imports paths; the runner and __init__ always count
+    assert {"figures", "serving", "models", "paths", "runner", "__init__"} <= names
+    assert not names & {"build", "pool", "kernels", "nas", "neural_graphics"}, names
+
+
+@pytest.mark.slow
+def test_notebooks_rerun_only_for_modules_they_import(scratch: Path):
+    def pending() -> set[str]:
+        proc = make(scratch, "-n", "notebooks")
+        assert proc.returncode == 0, proc.stderr
+        return {Path(line.split()[4]).stem for line in proc.stdout.splitlines() if " -m analysis execute " in line}
+
+    assert pending() == set(), "the book build left notebooks out of date"
+    (scratch / "analysis" / "build.py").touch()
+    assert pending() == set(), "the HTML build module is not an input of any notebook"
+    (scratch / "analysis" / "serving.py").touch()
+    serving = pending()
+    assert {"serving-cost-per-mtok", "serving-kv-concurrency"} <= serving
+    assert "corpus-overview" not in serving and "nas-search-cost" not in serving
+    (scratch / "_build" / "deps" / "corpus-overview.d").unlink()
+    assert "corpus-overview" in pending(), "a notebook without its dependency record must run again"
