@@ -26,6 +26,22 @@ kernelspec:
 """
 
 
+# a notebook whose second code cell raises (ZeroDivisionError)
+FAILING_NB = NB_FRONT_MATTER + """
+# Failing
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+x: int = 1  # count | | test
+```
+
+```{code-cell} ipython3
+y = 1 / (x - 1)
+```
+"""
+
+
 @pytest.fixture
 def seeds() -> Path:
     if not SEEDS.is_dir():

@@ -9,26 +9,11 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import NB_FRONT_MATTER, ROOT, make
+from conftest import FAILING_NB, ROOT, make
 
 BUILT = ROOT / "_build" / "html" / ".built"
 
 pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
-
-FAILING_NB = NB_FRONT_MATTER + """
-# Failing
-
-```{code-cell} ipython3
-:tags: [parameters]
-
-x: int = 1  # count | | test
-```
-
-```{code-cell} ipython3
-y = 1 / (x - 1)
-```
-"""
-
 
 def _tree_hash(folder: Path) -> str:
     h = hashlib.sha256()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NB_FRONT_MATTER, PY, ROOT
+from conftest import FAILING_NB, NB_FRONT_MATTER, PY, ROOT
 
 from analysis import pool
 
@@ -51,19 +51,6 @@ figures.save(fig, "pool-test", title="t", caption="c", alt="a", chapter="methods
 print(n * scale)
 ```
 """
-
-FAILING = NB_FRONT_MATTER + """
-```{code-cell} ipython3
-:tags: [parameters]
-
-x: int = 1  # count | | test
-```
-
-```{code-cell} ipython3
-y = 1 / (x - 1)
-```
-"""
-
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != pool.ENV}
@@ -101,7 +88,7 @@ def test_pool_and_direct_runs_agree(tmp_path: Path):
 
 def test_pool_reports_the_failing_cell(tmp_path: Path):
     md = tmp_path / "failing.md"
-    md.write_text(FAILING)
+    md.write_text(FAILING_NB)
     proc = subprocess.run([str(PY), "-m", "analysis", "pool", "--", *_execute_cmd(md, tmp_path / "out")],
                           cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2, proc.stderr[-2000:]
@@ -111,7 +98,7 @@ def test_pool_reports_the_failing_cell(tmp_path: Path):
 
 def test_interrupted_request_stops_its_notebook(tmp_path: Path):
     md = tmp_path / "slow.md"
-    md.write_text(FAILING.replace("y = 1 / (x - 1)", "import time\ntime.sleep(600)"))
+    md.write_text(FAILING_NB.replace("y = 1 / (x - 1)", "import time\ntime.sleep(600)"))
     script = (f"{' '.join(_execute_cmd(md, tmp_path / 'out'))} & c=$!; sleep 5; kill $c; wait $c; exit 0")
     t0 = time.monotonic()
     proc = subprocess.run([str(PY), "-m", "analysis", "pool", "--", "bash", "-c", script], cwd=ROOT, env=_env(),
