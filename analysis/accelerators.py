@@ -8,22 +8,16 @@ power in W (TDP as listed in data/hardware.csv), prices in USD per accelerator.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis import assumptions, hardware
+from analysis import assumptions, hardware, trends
 from analysis.schemas import CITEKEY, HW_ID
 from analysis.tables import read_csv
 
 # Two-sided 95 % quantiles of Student's t distribution for 1..30 degrees of freedom
 # (standard statistical tables); above 30 the normal value 1.96 is used.
-_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
 # hardware_id -> name of its purchase price in data/assumptions.yml
 PRICE_KEYS: dict[str, str] = {
     "V100": "purchase_price_usd_v100",
@@ -102,60 +96,6 @@ def _describe_comparisons() -> str:
 DATA_FILES = {"accelerators-comparisons.csv": _describe_comparisons}
 
 
-@dataclass(frozen=True)
-class GrowthFit:
-    """A log-linear fit value = exp(a + b * year)."""
-
-    per_year: float  # growth factor per year, exp(b)
-    per_year_low: float  # 95 % confidence bounds of the per-year factor
-    per_year_high: float
-    n: int  # number of points
-    intercept: float  # a (natural log units)
-
-    def per_years(self, years: float = 2.0) -> float:
-        """Growth factor over `years` years."""
-        return self.per_year ** years
-
-    def bounds(self, years: float = 2.0) -> tuple[float, float]:
-        """95 % confidence bounds of the growth factor over `years` years."""
-        return self.per_year_low ** years, self.per_year_high ** years
-
-    def predict(self, year: float) -> float:
-        return math.exp(self.intercept + math.log(self.per_year) * year)
-
-
-def t975(dof: int) -> float:
-    """Two-sided 95 % Student-t quantile for `dof` degrees of freedom (1.96 above 30)."""
-    if dof < 1:
-        raise ValueError("need at least one degree of freedom")
-    return _T975[dof - 1] if dof <= len(_T975) else 1.96
-
-
-def loglinear_growth(years: list[float] | np.ndarray, values: list[float] | np.ndarray) -> GrowthFit:
-    """Ordinary least squares of ln(value) on year; returns the growth factor per year with a 95 % CI.
-
-    With two points the slope is exact and the interval collapses to the point.
-    """
-    x = np.asarray(years, dtype=float)
-    y = np.log(np.asarray(values, dtype=float))
-    if len(x) != len(y) or len(x) < 2:
-        raise ValueError("need at least two (year, value) pairs")
-    if np.ptp(x) == 0:
-        raise ValueError("all points share one year; no growth rate can be fitted")
-    xm, ym = x.mean(), y.mean()
-    sxx = float(((x - xm) ** 2).sum())
-    b = float(((x - xm) * (y - ym)).sum() / sxx)
-    a = float(ym - b * xm)
-    n = len(x)
-    if n > 2:
-        resid = y - (a + b * x)
-        se = math.sqrt(float((resid ** 2).sum()) / (n - 2) / sxx)
-        half = t975(n - 2) * se
-    else:
-        half = 0.0
-    return GrowthFit(math.exp(b), math.exp(b - half), math.exp(b + half), n, a)
-
-
 def per_two_years_to_per_year(factor_per_2yr: float) -> float:
     """Convert a growth factor per two years (as the memory-wall paper states it) to per year."""
     if factor_per_2yr <= 0:
@@ -201,11 +141,11 @@ def growth_table(ids: list[str], precision: str = "best16", fp32_fallback: bool 
     return df
 
 
-def fit_column(df: pd.DataFrame, column: str) -> GrowthFit:
+def fit_column(df: pd.DataFrame, column: str) -> trends.GrowthFit:
     """Log-linear growth of `column` against release_year over the rows where both are present."""
     d = df.dropna(subset=["release_year", column])
     d = d[d[column] > 0]
-    return loglinear_growth(d["release_year"].to_numpy(), d[column].to_numpy())
+    return trends.growth_fit(d["release_year"].to_numpy(), d[column].to_numpy(), interval="t")
 
 
 def purchase_price_usd(hardware_id: str) -> float:

@@ -81,55 +81,6 @@ def decimal_year(dates: pd.Series) -> np.ndarray:
     return np.asarray(d.dt.year + (d.dt.day_of_year - 1) / 365.25, dtype=float)
 
 
-@dataclass(frozen=True)
-class Growth:
-    """A fitted exponential trend: factor per year with a bootstrap confidence interval."""
-
-    factor_per_year: float
-    ci_low: float
-    ci_high: float
-    n: int
-    intercept_log10: float
-
-
-def growth_rate(years: np.ndarray, values: np.ndarray, n_boot: int = 2000, seed: int = 0,
-                ci: float = 0.95) -> Growth:
-    """Least-squares fit of log10(value) = a + b·year; factor per year = 10**b.
-
-    The interval is the percentile bootstrap over points (resampled with replacement).
-    `values` must be positive; at least three points with two distinct years are needed.
-    """
-    x = np.asarray(years, dtype=float)
-    y = np.asarray(values, dtype=float)
-    if x.shape != y.shape or len(x) < 3:
-        raise models.ModelError("need at least three (year, value) pairs of equal length")
-    if np.any(~np.isfinite(y)) or np.any(y <= 0):
-        raise models.ModelError("values must be finite and positive")
-    if len(np.unique(x)) < 2:
-        raise models.ModelError("need at least two distinct years")
-    if not 0 < ci < 1:
-        raise models.ModelError("ci must be between 0 and 1")
-    ly = np.log10(y)
-    slope, intercept = np.polyfit(x, ly, 1)
-    rng = np.random.default_rng(seed)
-    slopes = []
-    for _ in range(n_boot):
-        i = rng.integers(0, len(x), len(x))
-        if len(np.unique(x[i])) < 2:
-            continue
-        slopes.append(np.polyfit(x[i], ly[i], 1)[0])
-    alpha = (1 - ci) / 2 * 100
-    lo, hi = np.percentile(slopes, [alpha, 100 - alpha])
-    return Growth(float(10**slope), float(10**lo), float(10**hi), len(x), float(intercept))
-
-
-def doubling_time_months(factor_per_year: float) -> float:
-    """Months for a quantity growing `factor_per_year` to double: 12·ln2/ln(factor)."""
-    if not factor_per_year > 1:
-        raise models.ModelError("a doubling time needs a growth factor above 1")
-    return float(12 * np.log(2) / np.log(factor_per_year))
-
-
 # --- footprint of a run --------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -9,44 +9,6 @@ import pytest
 from analysis import accelerators as acc
 
 
-def test_exact_two_point_growth() -> None:
-    # NVLink per GPU: V100 300 GB/s (2018) -> B200 1800 GB/s (2024): 6x in 6 years,
-    # so 6 ** (2/6) = 1.817x per two years; two points give no interval.
-    f = acc.loglinear_growth([2018, 2024], [300, 1800])
-    assert f.per_years(2) == pytest.approx(6 ** (1 / 3), rel=1e-9)
-    assert f.bounds(2) == pytest.approx((f.per_years(2), f.per_years(2)))
-    assert f.n == 2
-
-
-def test_perfect_exponential_has_zero_width_interval() -> None:
-    # 3.0x per 2 years (memory-wall paper) = sqrt(3) per year; values 1, 3, 9 at years 0, 2, 4.
-    f = acc.loglinear_growth([2000, 2002, 2004], [1.0, 3.0, 9.0])
-    assert f.per_year == pytest.approx(math.sqrt(3))
-    lo, hi = f.bounds(2)
-    assert lo == pytest.approx(3.0) and hi == pytest.approx(3.0)
-    assert f.predict(2002) == pytest.approx(3.0)
-
-
-def test_interval_contains_estimate_with_noise() -> None:
-    f = acc.loglinear_growth([2016, 2018, 2020, 2022], [1.0, 2.5, 5.0, 15.0])
-    lo, hi = f.bounds(2)
-    assert lo < f.per_years(2) < hi
-
-
-def test_growth_needs_two_years() -> None:
-    with pytest.raises(ValueError):
-        acc.loglinear_growth([2020], [1.0])
-    with pytest.raises(ValueError):
-        acc.loglinear_growth([2020, 2020], [1.0, 2.0])
-
-
-def test_t_quantiles() -> None:
-    # Student t, 97.5 % quantile: 12.706 (1 dof), 2.228 (10 dof); normal 1.96 beyond the table.
-    assert acc.t975(1) == pytest.approx(12.706)
-    assert acc.t975(10) == pytest.approx(2.228)
-    assert acc.t975(100) == pytest.approx(1.96)
-
-
 def test_per_two_years_to_per_year() -> None:
     # 1.6x per 2 years (DRAM, memory-wall paper) = sqrt(1.6) = 1.2649 per year
     assert acc.per_two_years_to_per_year(1.6) == pytest.approx(1.264911, rel=1e-6)

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from analysis import models
 from analysis import sustainability as sus
-
-
-def test_growth_rate_recovers_exact_exponential():
-    # cost = 1000 · 2.4**(year - 2016): log10 slope = log10(2.4), so the factor is 2.4 exactly,
-    # and every bootstrap resample of exact points gives the same slope.
-    years = np.arange(2016, 2024, dtype=float)
-    g = sus.growth_rate(years, 1000 * 2.4 ** (years - 2016), n_boot=200)
-    assert g.factor_per_year == pytest.approx(2.4)
-    assert g.ci_low == pytest.approx(2.4) and g.ci_high == pytest.approx(2.4)
-    assert g.n == 8
-
-
-def test_growth_rate_rejects_bad_input():
-    with pytest.raises(models.ModelError):
-        sus.growth_rate(np.array([2020.0, 2021.0, 2022.0]), np.array([1.0, -1.0, 2.0]))
-    with pytest.raises(models.ModelError):
-        sus.growth_rate(np.array([2020.0, 2020.0, 2020.0]), np.array([1.0, 2.0, 3.0]))
-
-
-def test_doubling_time_of_cottier_rate():
-    # 2.4x/yr: 12 · ln 2 / ln 2.4 = 12 · 0.6931 / 0.8755 = 9.50 months.
-    assert sus.doubling_time_months(2.4) == pytest.approx(9.50, abs=0.01)
 
 
 def test_decimal_year():
