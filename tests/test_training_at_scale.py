@@ -47,19 +47,6 @@ def test_flags():
     assert t.flag(1.0, 0.75, "busy") == "not FLOP-based"
 
 
-def test_zero_paper_figure1_per_gpu_memory():
-    # Rajbhandari et al. 2020 (ZeRO), Fig. 1: 7.5B parameters, 64 GPUs, K = 12:
-    # baseline 16 * 7.5 = 120 GB; P_os: (2 + 2 + 12/64) * 7.5 = 31.4 GB;
-    # P_os+g: (2 + 14/64) * 7.5 = 16.6 GB; P_os+g+p: 16 * 7.5 / 64 = 1.9 GB.
-    from analysis import models
-
-    n = 7.5e9
-    assert n * models.training_bytes_per_param(0) / 1e9 == pytest.approx(120)
-    assert n * models.training_bytes_per_param(1, 64) / 1e9 == pytest.approx(31.4, abs=0.05)
-    assert n * models.training_bytes_per_param(2, 64) / 1e9 == pytest.approx(16.6, abs=0.05)
-    assert n * models.training_bytes_per_param(3, 64) / 1e9 == pytest.approx(1.9, abs=0.05)
-
-
 def test_min_gpus_to_fit():
     # 1T parameters x 16 bytes = 16 TB; on 32 GB parts fully sharded: 16e12 / 32e9 = 500 GPUs.
     assert t.min_gpus_to_fit(1e12, 32, 3) == 500
