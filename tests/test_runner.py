@@ -104,6 +104,23 @@ def test_parameter_defaults_match_their_named_assumption():
     assert checked >= 3
 
 
+def test_parameter_defaults_match_their_named_claim():
+    """A parameter whose source names a claim (`claims.csv ID`) must default to that claim's value."""
+    import re
+
+    from analysis import claims
+
+    ledger = claims.load().set_index("claim_id")
+    checked = 0
+    for md in sorted((ROOT / "analysis" / "notebooks").glob("*.md")):
+        for prm in runner.parameters(md).values():
+            m = re.search(r"claims\.csv ([a-z0-9]+-\d+)", prm.source)
+            if m:
+                assert prm.default == pytest.approx(float(ledger.loc[m.group(1), "value"])), f"{md.name}: {prm.name}"
+                checked += 1
+    assert checked >= 3
+
+
 def test_package_modules_follow_imports_transitively(tmp_path: Path):
     md = tmp_path / "imports.md"
     md.write_text(NB_FRONT_MATTER + """
