@@ -116,6 +116,7 @@ def save(
 
     `sources` are citekeys of the papers the data came from; `data_files` are the
     files of data/ it read; `source_note` names non-paper sources (datasheets, Epoch AI).
+    In a notebook the saved SVG is shown where it is saved (see :func:`show`).
     """
     if not FIG_ID.match(fig_id):
         raise ValueError(f"figure id {fig_id!r}: use lowercase words joined by '-'")
@@ -152,7 +153,28 @@ def save(
         "style": style_name(),
     }
     (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    show(svg, fig_id, title, alt)
     return svg
+
+
+def show(svg: Path, fig_id: str, title: str, alt: str) -> None:
+    """Show a saved figure in the running notebook: the SVG file with its alt text, id and title.
+
+    The image is referenced relative to the executed notebook ($ANALYSIS_NOTEBOOK_DIR, set by
+    the runner), so the output names no machine-specific path. Outside IPython: nothing.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    base = os.environ.get("ANALYSIS_NOTEBOOK_DIR")
+    src = os.path.relpath(svg, base) if base else svg.as_posix()
+    text = re.sub(r"[\[\]\s]+", " ", alt).strip()
+    markdown = f"![{text}]({src})\n\nFigure `{fig_id}`: {title}"
+    display({"text/markdown": markdown, "text/plain": f"figure {fig_id}: {title}"}, raw=True)
 
 
 def registry(folder: Path | None = None) -> list[dict[str, Any]]:

@@ -202,6 +202,7 @@ def execute(
             "PYTHONPATH": str(ROOT),
             "ANALYSIS_READS_FILE": str(reads),
             "ANALYSIS_NOTEBOOK": str(rel),
+            "ANALYSIS_NOTEBOOK_DIR": str(out_ipynb.parent),
             "ANALYSIS_PARAMETERS": json.dumps(params, sort_keys=True),
         }
         if figures:

@@ -31,6 +31,20 @@ def test_registry_and_files_agree():
     assert svgs == {e["id"] for e in entries}, "a figure file without a registry entry (or the reverse)"
 
 
+def test_each_notebook_page_shows_the_figures_it_saved():
+    html = ROOT / "_build" / "html"
+    for e in figures.registry(STAGE / "figures"):
+        page = html / "notebooks" / f"{Path(e['notebook']).stem}.html"
+        text = page.read_text(encoding="utf-8")
+        assert f'src="../_images/{e["id"]}.svg"' in text, f"{page.name} does not show {e['id']}"
+        assert f'alt="{e["alt"].split()[0]}' in text, f"{page.name}: {e['id']} without its alt text"
+
+
+def test_no_page_names_the_build_machine_path():
+    hits = [p.name for p in (ROOT / "_build" / "html").rglob("*.html") if str(ROOT) in p.read_text(encoding="utf-8")]
+    assert not hits, f"pages showing an absolute path of this checkout: {hits}"
+
+
 def test_png_is_300_dpi():
     from PIL import Image
 
