@@ -10,6 +10,7 @@ The staged book holds copies of the sources (``_config.yml``, ``_toc.yml``,
 from __future__ import annotations
 
 import filecmp
+import os
 import shutil
 import subprocess
 import sys
@@ -84,7 +85,9 @@ def build_html(builder_args: list[str] | None = None) -> int:
     # across parts) is not declared parallel-safe, so -j would only add a warning.
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",
            "-n", "-W", "--keep-going", *(builder_args or [])]
-    proc = subprocess.run(cmd, cwd=ROOT)
+    # the book's Sphinx extension (analysis.sphinx_speedups) is imported from this checkout
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": path})
     if proc.returncode != 0:
         # Force a full re-read next time so warnings of unchanged pages are reported again.
         shutil.rmtree(out / ".doctrees", ignore_errors=True)

@@ -1,0 +1,22 @@
+"""The book's Sphinx extension that memoises pybtex plugin look-ups."""
+
+from __future__ import annotations
+
+import pybtex.plugin
+import pytest
+
+from analysis import sphinx_speedups
+
+
+def test_lookups_are_memoised_and_still_correct(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(pybtex.plugin, "_load_entry_point", pybtex.plugin._load_entry_point)
+    plain = pybtex.plugin.find_plugin("pybtex.style.formatting", "plain")
+    sphinx_speedups.setup(None)
+    sphinx_speedups.setup(None)  # a second setup does not wrap the cache again
+    lookup = pybtex.plugin._load_entry_point
+    assert not hasattr(lookup.__wrapped__, "cache_info")
+    assert pybtex.plugin.find_plugin("pybtex.style.formatting", "plain") is plain
+    assert pybtex.plugin.find_plugin("pybtex.style.formatting", "plain") is plain
+    assert lookup.cache_info().hits >= 1
+    with pytest.raises(pybtex.plugin.PluginNotFound):
+        pybtex.plugin.find_plugin("pybtex.style.formatting", "no-such-style")
