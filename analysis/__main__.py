@@ -18,6 +18,7 @@ import argparse
 import datetime as dt
 import os
 import sys
+import time
 from pathlib import Path
 
 from analysis.paths import BUILD, ROOT, STAGE, DataError
@@ -89,9 +90,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {out}")
         elif args.cmd == "execute":
             name = args.src.stem
+            started = time.monotonic()
             runner.execute(args.src, args.out, figures=args.figures, outputs=args.outputs,
                            deps=args.deps or BUILD / "deps" / f"{name}.d")
-            print(f"executed {args.src} -> {args.out}")
+            print(f"executed {args.src} -> {args.out} ({time.monotonic() - started:.1f} s)")
         elif args.cmd == "figures":
             from analysis import restyle
 
