@@ -44,8 +44,20 @@ WARM_MODULES = ["numpy", "pandas", "matplotlib", "matplotlib.pyplot", "seaborn",
 
 def warm_up() -> None:
     """Import what notebooks and the runner import, so forked workers start with them."""
+    import builtins
+
     import analysis
 
+    # Some defaults are chosen at import time from the environment: pandas shows at most 20
+    # columns in a Jupyter kernel but fits the terminal otherwise. Import as a kernel would.
+    class _Shell:
+        kernel = True
+
+    builtins.get_ipython = _Shell  # type: ignore[attr-defined]
+    try:
+        importlib.import_module("pandas")
+    finally:
+        delattr(builtins, "get_ipython")
     for name in WARM_MODULES:
         try:
             importlib.import_module(name)

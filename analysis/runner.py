@@ -312,7 +312,8 @@ def _scrub(path: Path) -> None:
     """Drop run times and timestamps from an executed notebook so builds are reproducible."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data.get("metadata", {}).pop("papermill", None)
-    for cell in data.get("cells", []):
+    for number, cell in enumerate(data.get("cells", [])):
+        cell["id"] = f"cell-{number}"  # jupytext and papermill give random ids
         meta = cell.get("metadata", {})
         meta.pop("papermill", None)
         meta.pop("execution", None)

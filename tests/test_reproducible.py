@@ -1,7 +1,8 @@
 """Two builds from the same sources give byte-identical figures and data outputs.
 
-Re-executes every notebook into a scratch folder (in parallel) and compares the hashes of
-all files under figures/ and outputs/ with those of the book's own build.
+Re-executes every notebook into a scratch folder (in parallel, directly rather than through the
+build's pool) and compares the hashes of all files under figures/ and outputs/, and of the
+executed notebooks themselves, with those of the book's own build.
 """
 
 from __future__ import annotations
@@ -39,8 +40,21 @@ def test_second_build_is_byte_identical(tmp_path: Path):
     notebooks = sorted((ROOT / "analysis" / "notebooks").glob("*.md"))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         list(pool.map(lambda md: _execute(md, tmp_path), notebooks))
-    for sub in ("figures", "outputs"):
-        first, second = _hashes(STAGE / sub), _hashes(tmp_path / sub)
+    for sub, again in (("figures", "figures"), ("outputs", "outputs"), ("notebooks", "nb")):
+        first, second = _hashes(STAGE / sub), _hashes(tmp_path / again)
         assert first, f"the book build has no {sub}"
         differ = sorted(k for k in first.keys() | second.keys() if first.get(k) != second.get(k))
         assert not differ, f"{sub}: files differ between two builds: {differ[:10]}"
+
+
+def test_no_notebook_shows_a_warning_or_error_stream():
+    """A reader sees every stderr output of an executed notebook (deprecation warnings included)."""
+    import json
+
+    shown = []
+    for nb in sorted((STAGE / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                    shown.append(f"{nb.name}: {''.join(out['text'])[:120]}")
+    assert not shown, shown
