@@ -277,8 +277,9 @@ def _imports(source: str) -> set[str]:
 
 def package_modules(nb: Any) -> list[Path]:
     """The files of the `analysis` package that a notebook's code imports, directly or through
-    other modules, plus the package's __init__ and this runner: a change to any other module
-    (the HTML build, the pool) does not re-execute the notebook."""
+    other modules, plus those that run every notebook (__init__, paths, this runner, the build's
+    pool and kernels): a change to any other module (the HTML build, another chapter's module)
+    does not re-execute the notebook."""
     todo = set()
     for cell in nb.cells:
         if cell.get("cell_type") == "code":
@@ -288,7 +289,7 @@ def package_modules(nb: Any) -> list[Path]:
         name = todo.pop()
         seen.add(name)
         todo |= _imports((PACKAGE / f"{name}.py").read_text(encoding="utf-8")) - seen
-    return sorted(PACKAGE / f"{n}.py" for n in seen | {"__init__", "runner", "paths"})
+    return sorted(PACKAGE / f"{n}.py" for n in seen | {"__init__", "runner", "paths", "pool", "kernels"})
 
 
 def _ipc_kernel_manager(folder: str) -> type:

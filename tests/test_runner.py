@@ -137,8 +137,8 @@ def later():
 """)
     names = {p.stem for p in runner.package_modules(runner._read(md))}
     # serving imports models; figures imports paths; the runner and __init__ always count
-    assert {"figures", "serving", "models", "paths", "runner", "__init__"} <= names
-    assert not names & {"build", "pool", "kernels", "nas", "neural_graphics"}, names
+    assert {"figures", "serving", "models", "paths", "runner", "__init__", "pool", "kernels"} <= names
+    assert not names & {"build", "restyle", "nas", "neural_graphics", "corpus"}, names
 
 
 @pytest.mark.slow
