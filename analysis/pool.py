@@ -65,7 +65,10 @@ def warm_up() -> None:
             pass
     for mod in pkgutil.iter_modules(analysis.__path__):
         if mod.name not in ("__main__",):
-            importlib.import_module(f"analysis.{mod.name}")
+            try:
+                importlib.import_module(f"analysis.{mod.name}")
+            except Exception:  # noqa: BLE001 - the notebook that imports it reports the error in its cell
+                pass
     if threading.active_count() != 1:  # a thread would not survive fork; never fork then
         raise RuntimeError(f"notebook pool: warm-up started {threading.active_count() - 1} thread(s)")
 
