@@ -780,17 +780,21 @@ def _fits(reported_gpus: float, total_gb: float, per_gpu_gb: float, src: str, fo
 @check("glm130b-int4-rtx3090", "zeng2022glm130b", ["zeng2022glm130b-1", "zeng2022glm130b-3"], "memory",
        "GLM-130B: INT4 inference on 4 RTX 3090 (24 GB)")
 def _glm_3090(c: Claims) -> Result:
-    gb, src = memory_input("RTX-3090")
-    w = models.weights_gb(c.value("zeng2022glm130b-1") * 1e9, "int4")
-    return _fits(c.value("zeng2022glm130b-3"), w, gb, src, "130e9 x 0.5 bytes")
+    return _glm_int4_fits(c, "RTX-3090", "zeng2022glm130b-3")
 
 
 @check("glm130b-int4-rtx2080ti", "zeng2022glm130b", ["zeng2022glm130b-1", "zeng2022glm130b-5"], "memory",
        "GLM-130B: INT4 inference on 8 RTX 2080 Ti (11 GB)")
 def _glm_2080(c: Claims) -> Result:
-    gb, src = memory_input("RTX-2080Ti")
-    w = models.weights_gb(c.value("zeng2022glm130b-1") * 1e9, "int4")
-    return _fits(c.value("zeng2022glm130b-5"), w, gb, src, "130e9 x 0.5 bytes")
+    return _glm_int4_fits(c, "RTX-2080Ti", "zeng2022glm130b-5")
+
+
+def _glm_int4_fits(c: Claims, hardware_id: str, gpus_claim: str) -> Result:
+    """GLM-130B's INT4 weights against the stated number of `hardware_id` GPUs."""
+    gb, src = memory_input(hardware_id)
+    params = c.value("zeng2022glm130b-1") * 1e9
+    w = models.weights_gb(params, "int4")
+    return _fits(c.value(gpus_claim), w, gb, src, f"{params:.3g} x {models.bytes_per_element('int4'):g} bytes")
 
 
 @check("qmoe-bf16-memory", "frantar2023qmoe", ["frantar2023qmoe-1", "frantar2023qmoe-2"], "memory",
