@@ -26,14 +26,23 @@ NB_DEPS := $(patsubst analysis/notebooks/%.md,$(BUILD)/deps/%.d,$(NB_SRC))
 BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static _templates -type f 2>/dev/null)
 HTML_STAMP := $(BUILD)/html/.built
 
-.PHONY: book test venv validate notebooks html figures run params bench clean freeze lint browser-deps corpus
+.PHONY: book book-locked test venv validate notebooks html figures run params bench clean freeze lint \
+	browser-deps corpus
+
+# One build at a time per checkout: `make book` (and `make clean`) hold this lock (flock(1),
+# util-linux); a second build waits for the first, saying so.
+LOCK := .build.lock
+define locked
+	@flock -n $(LOCK) true 2>/dev/null || echo "make: another build of this checkout holds $(LOCK); waiting for it to finish" >&2
+	@flock $(LOCK) $(1)
+endef
 
 ## make book: set up, validate data/, execute notebooks (parallel, incremental), build the HTML
-# Out-of-date notebooks run in a warm pool (analysis/pool.py): make still decides what runs,
-# each recipe hands its notebook to the pool instead of starting Python and a kernel afresh.
-book: venv validate
-	@$(MAKE) --no-print-directory -q notebooks 2>/dev/null || \
-	  $(PY) -m analysis pool -- $(MAKE) --no-print-directory -j$(NPROC) notebooks
+book:
+	$(call locked,$(MAKE) --no-print-directory book-locked)
+
+book-locked: venv validate
+	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks
 	@$(MAKE) --no-print-directory html
 
 ## make test: the same set-up and build, then lint and the whole test suite
@@ -58,9 +67,12 @@ $(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG)
 	@touch $@
 
 ## make corpus: read the seed files, merge duplicates, flag near-duplicates (_build/corpus/)
+# Values typed on the command line (SEEDS, NB, PARAMS, STYLE) reach Python as environment
+# variables holding their raw text ($(value ...): make does not expand them, no shell sees them).
 SEEDS ?= ../shared/seeds
+corpus: export SEEDS_DIR = $(value SEEDS)
 corpus: venv
-	SEEDS_DIR=$(SEEDS) $(PY) -m analysis ingest
+	$(PY) -m analysis ingest
 
 # generated from the paper table once it has been validated
 references.bib: data/papers.csv $(PKG) | $(BUILD)/validated
@@ -88,17 +100,23 @@ lint: venv
 	$(PY) -m mypy
 
 ## make run NB=name PARAMS="a=1 b=2": re-run one analysis with your own parameters
+# NB and PARAMS are data: Python reads them from the environment and checks every value
+# against the notebook's declarations (analysis/runner.py) before anything runs.
+run: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
+run: export ANALYSIS_RUN_PARAMS = $(value PARAMS)
 run: venv validate
-	$(PY) -m analysis run $(NB) $(foreach p,$(PARAMS),-p $(firstword $(subst =, ,$(p))) $(word 2,$(subst =, ,$(p))))
+	$(PY) -m analysis run --from-env
 
 ## make figures STYLE=talk: every figure again for slides (16:9, large type), in _build/talk-figures
 STYLE ?= talk
+figures: export ANALYSIS_FIGURE_STYLE = $(value STYLE)
 figures: venv validate
-	$(PY) -m analysis figures --style $(STYLE)
+	$(PY) -m analysis figures --style-from-env
 
 ## make params NB=name: list a notebook's parameters
+params: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
 params: venv
-	$(PY) -m analysis params $(NB)
+	$(PY) -m analysis params --from-env
 
 bench: venv
 	bash bench/build.sh
@@ -107,4 +125,4 @@ freeze: venv
 	$(PY) -m pip freeze --exclude-editable | grep -v -E '^(pip|setuptools|wheel)==' > constraints.txt
 
 clean:
-	rm -rf $(BUILD)
+	$(call locked,rm -rf $(BUILD))

@@ -2,9 +2,11 @@
 
 The staged book holds copies of the sources (``_config.yml``, ``_toc.yml``,
 ``intro.md``, ``chapters/``, ``references.bib``) next to what the notebooks produced
-(``notebooks/*.ipynb``, ``figures/``, ``outputs/``). Sphinx builds it into
-``_build/book/_build/html``; only a build without errors or warnings replaces
-``_build/html``.
+(``notebooks/*.ipynb``, ``figures/``, ``outputs/``). Sphinx builds it from scratch into
+``_build/book/_build/html`` every time the HTML is out of date (no environment or output
+is kept between builds, so an incremental build gives the same bytes as a clean one and an
+interrupted build leaves nothing half-written behind); only a build without errors or
+warnings replaces ``_build/html``, by renaming.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +52,11 @@ def _mathjax() -> None:
 
 def stage() -> None:
     STAGE.mkdir(parents=True, exist_ok=True)
+    # an executed notebook whose source is gone is not part of the book any more
+    sources = {p.stem for p in (ROOT / "analysis" / "notebooks").glob("*.md")}
+    for nb in (STAGE / "notebooks").glob("*.ipynb"):
+        if nb.stem not in sources:
+            nb.unlink()
     for name in SOURCES:
         src = ROOT / name
         if src.exists():
@@ -77,32 +85,57 @@ def check_bib(path: Path) -> None:
         raise DataError(f"{path}: malformed BibTeX: {exc}") from None
 
 
+def _sphinx(cmd: list[str], env: dict[str, str]) -> int:
+    """Run Sphinx (jupyter-book) and return its exit status; on an interrupt, stop it first."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    try:
+        return proc.wait()
+    except BaseException:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+
+
 def build_html(builder_args: list[str] | None = None) -> int:
     check_bib(ROOT / "references.bib")
     stage()
     out = STAGE / "_build"
+    shutil.rmtree(out, ignore_errors=True)  # every HTML build starts from nothing (see above)
     # Serial Sphinx: jupyter-book's multitoc-numbering extension (continuous figure numbers
     # across parts) is not declared parallel-safe, so -j would only add a warning.
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",
            "-n", "-W", "--keep-going", *(builder_args or [])]
     # the book's Sphinx extension (analysis.sphinx_speedups) is imported from this checkout
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": path})
-    if proc.returncode != 0:
-        # Force a full re-read next time so warnings of unchanged pages are reported again.
-        shutil.rmtree(out / ".doctrees", ignore_errors=True)
-        print(f"\nbook build FAILED (exit {proc.returncode}); the last good HTML in {HTML} is unchanged",
+    try:
+        code = _sphinx(cmd, {**os.environ, "PYTHONPATH": path})
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+    if code != 0:
+        shutil.rmtree(out, ignore_errors=True)
+        print(f"\nbook build FAILED (exit {code}); the last good HTML in {HTML} is unchanged",
               file=sys.stderr)
-        return proc.returncode or 1
+        return code or 1
     new = BUILD / "html.new"
     old = BUILD / "html.old"
     shutil.rmtree(new, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
     shutil.copytree(out / "html", new)
     (new / ".built").write_text("ok\n")
-    if HTML.exists():
-        HTML.rename(old)
-    new.rename(HTML)
+    # the swap is two renames; an interrupt cannot fall between them
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    try:
+        if HTML.exists():
+            HTML.rename(old)
+        new.rename(HTML)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
     print(f"\nThe book is built. Open {HTML / 'index.html'}")
     return 0

@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from analysis.markup import md_text  # noqa: E402
 from analysis.paths import figures_dir  # noqa: E402
 
 FIG_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -172,8 +173,7 @@ def show(svg: Path, fig_id: str, title: str, alt: str) -> None:
         return
     base = os.environ.get("ANALYSIS_NOTEBOOK_DIR")
     src = os.path.relpath(svg, base) if base else svg.as_posix()
-    text = re.sub(r"[\[\]\s]+", " ", alt).strip()
-    markdown = f"![{text}]({src})\n\nFigure `{fig_id}`: {title}"
+    markdown = f"![{md_text(alt)}]({src})\n\nFigure `{fig_id}`: {md_text(title)}"
     display({"text/markdown": markdown, "text/plain": f"figure {fig_id}: {title}"}, raw=True)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from analysis.markup import md_text
 from analysis.paths import ROOT, STAGE
 
 
@@ -28,11 +29,19 @@ def chapter_titles() -> dict[str, str]:
 
 
 def cite_text(entry: dict[str, Any], meta: dict[str, Any]) -> str:
-    return (f"{meta['title']}, figure `{entry['id']}` ({entry['title']}), version {meta['version']}. "
-            f"{meta['url']}reference/figures.html#gallery-{entry['id']}")
+    """The citation as MyST text (every part from a file is escaped)."""
+    return md_text(f"{meta['title']}, figure {entry['id']} ({entry['title']}), version {meta['version']}. "
+                   f"{meta['url']}reference/figures.html#gallery-{entry['id']}")
+
+
+def _fence_safe(text: object) -> str:
+    """Text for a line inside a fenced code block: one line, no backtick that could close it."""
+    return " ".join(str(text).split()).replace("`", "'")
 
 
 def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
+    entry = {k: _fence_safe(v) if isinstance(v, str) else v for k, v in entry.items()}
+    meta = {k: _fence_safe(v) for k, v in meta.items()}
     key = "fig" + entry["id"].replace("-", "")
     return "\n".join([
         f"@misc{{{key},",
@@ -86,19 +95,20 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
     for e in entries:
         by_chapter.setdefault(e["chapter"], []).append(e)
     for chapter in sorted(by_chapter, key=lambda c: titles.get(c, c)):
-        lines += [f"## {titles.get(chapter, chapter)}", ""]
+        lines += [f"## {md_text(titles.get(chapter, chapter))}", ""]
         for e in by_chapter[chapter]:
             fid = e["id"]
             papers = ", ".join(f"{{cite:t}}`{k}`" for k in e["sources"]) or "none"
             lines += [
-                f"(gallery-{fid})=", f"### {e['title']}", "",
-                f"```{{image}} ../figures/thumbs/{fid}.png", f":alt: {e['alt']}", ":width: 360px",
+                f"(gallery-{fid})=", f"### {md_text(e['title'])}", "",
+                f"```{{image}} ../figures/thumbs/{fid}.png", f":alt: {_fence_safe(e['alt'])}", ":width: 360px",
                 ":loading: lazy", "```", "",
-                f"{e['caption']}", "",
+                md_text(e["caption"]), "",
                 f"**Id** `{fid}` · **Files** {{download}}`SVG <../figures/{fid}.svg>` · "
                 f"{{download}}`PNG <../figures/{fid}.png>` · {{download}}`PDF <../figures/{fid}.pdf>` · "
-                f"**Made by** `{e['notebook']}`", "",
-                f"**Papers** {papers}" + (f" · **Other sources** {e['source_note']}" if e["source_note"] else ""), "",
+                f"**Made by** {md_text(e['notebook'])}", "",
+                f"**Papers** {papers}"
+                + (f" · **Other sources** {md_text(e['source_note'])}" if e["source_note"] else ""), "",
                 "````{dropdown} Cite this figure", cite_text(e, meta), "", "```bibtex", cite_bibtex(e, meta), "```",
                 "````", "",
             ]

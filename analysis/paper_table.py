@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 
 from analysis import papers
+from analysis.markup import html_text, md_text
 
 
 def paper_link(row: pd.Series) -> str:
@@ -25,22 +24,22 @@ def index_table() -> pd.DataFrame:
     out = pd.DataFrame({
         "citekey": df["citekey"],
         "title": [
-            (f'<a href="{html.escape(paper_link(r))}">{html.escape(r["title"])}</a>' if pd.notna(r["title"])
+            (f'<a href="{html_text(paper_link(r))}">{html_text(r["title"])}</a>' if pd.notna(r["title"])
              else "<em>(title not identified)</em>")
             for _, r in df.iterrows()
         ],
         "year": df["year"].astype("string").fillna(""),
-        "theme": df["theme"].map(titles),
-        "system": df["system_name"].fillna("").map(html.escape),
-        "hardware": df["hardware"].fillna("").str.replace(";", ", ").map(html.escape),
-        "headline": df["headline"].fillna("").map(html.escape),
+        "theme": df["theme"].map(titles).map(html_text),
+        "system": df["system_name"].fillna("").map(html_text),
+        "hardware": df["hardware"].fillna("").str.replace(";", ", ").map(html_text),
+        "headline": df["headline"].fillna("").map(html_text),
     })
     return out.sort_values(["theme", "citekey"]).reset_index(drop=True)
 
 
 def _cell(text: object) -> str:
-    s = "" if text is None or (isinstance(text, float) and pd.isna(text)) else str(text)
-    return s.replace("|", "\\|").replace("\n", " ")
+    """Data text as a literal MyST table cell (see analysis.markup)."""
+    return md_text("" if text is None or (isinstance(text, float) and pd.isna(text)) else text)
 
 
 def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_secondary: bool = True) -> str:
@@ -59,7 +58,7 @@ def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_seconda
         year = "" if pd.isna(r["year"]) else str(int(r["year"]))
         lines.append(
             f"| {{cite:t}}`{r['citekey']}`{mark} | {year} | {_cell(r['system_name'])} | "
-            f"{_cell(r['hardware']).replace(';', ', ')} | {_cell(r['headline'])} | "
+            f"{_cell(str(r['hardware']).replace(';', ', ') if pd.notna(r['hardware']) else '')} | {_cell(r['headline'])} | "
             f"{_cell(verdicts.get(r['citekey'], '—'))} |"
         )
     return "\n".join(lines) + "\n"

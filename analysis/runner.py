@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import re
 import shutil
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis import kernels
 from analysis.paths import ROOT
 
 NOTEBOOKS = ROOT / "analysis" / "notebooks"
@@ -37,46 +37,92 @@ class NotebookError(RuntimeError):
     """A notebook raised; the message names the notebook and the cell."""
 
 
+MAX_VALUE_CHARS = 500  # longest accepted parameter value, as typed
+MAX_NUMBER_CHARS = 40  # longest accepted number, as typed (a 5,000-digit integer is refused as too long)
+# characters no parameter value may hold, whatever its declaration: quotes and backslashes (papermill
+# writes string parameters into the notebook as Python source), control and invisible or
+# direction-changing characters
+_FORBIDDEN = re.compile(r'["\\\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]')
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
     type: str  # "int", "float", "str", "bool"
     default: Any
     unit: str = ""
-    range: str = ""
+    range: str = ""  # numbers: a..b, a.., ..b, >a, <b; strings: {a,b,c} (choices) or /regex/ (full match)
     source: str = ""
 
     def check(self, value: Any) -> Any:
         """Return `value` coerced to this parameter's type, or raise ParameterError."""
         v = _coerce(self, value)
-        if self.range and isinstance(v, (int, float)) and not isinstance(v, bool):
-            if not _in_range(v, self.range):
+        if self.type in ("int", "float"):
+            if self.range and not _in_range(v, self.range):
                 raise ParameterError(f"parameter {self.name}={v!r} is out of range: accepts {self.range} ({self.unit})")
+        elif self.type == "str":
+            _check_text(self, v)
         return v
 
 
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def _coerce(p: Param, value: Any) -> Any:
     accepts = f"accepts a {p.type}" + (f" in {p.unit}" if p.unit else "")
-    if isinstance(value, str) and p.type != "str":
+    if isinstance(value, str):
+        if len(value) > (MAX_VALUE_CHARS if p.type == "str" else MAX_NUMBER_CHARS):
+            limit = MAX_VALUE_CHARS if p.type == "str" else MAX_NUMBER_CHARS
+            raise ParameterError(f"parameter {p.name}: the value is {len(value)} characters long; "
+                                 f"at most {limit} are accepted")
+        if p.type == "str":
+            return value
         text = value.strip()
-        try:
-            if p.type == "bool":
-                if text.lower() not in ("true", "false"):
-                    raise ValueError
-                return text.lower() == "true"
-            if p.type == "int":
-                return int(text)
-            return float(text)
-        except ValueError:
-            raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts}") from None
+        if "=" in text:
+            raise ParameterError(f"parameter {p.name}={value!r}: one '=' per NAME=VALUE pair ({accepts})")
+        if p.type == "bool":
+            if text.lower() not in ("true", "false"):
+                raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts} (true or false)")
+            return text.lower() == "true"
+        if p.type == "int":
+            if not _INT.fullmatch(text):
+                raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts}")
+            return int(text)
+        if not _FLOAT.fullmatch(text):  # refuses inf, nan, hex and underscores
+            raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts} (a finite number)")
+        value = float(text)
     if p.type == "float" and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        value = float(value)
     if not isinstance(value, _TYPES[p.type]) or (p.type != "bool" and isinstance(value, bool)):
         raise ParameterError(f"parameter {p.name}={value!r} has the wrong type: {accepts}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ParameterError(f"parameter {p.name}={value!r}: only finite numbers are accepted")
+    if isinstance(value, int) and abs(value) >= 10 ** MAX_NUMBER_CHARS:
+        raise ParameterError(f"parameter {p.name}: the value has more than {MAX_NUMBER_CHARS} digits")
     return value
+
+
+def _check_text(p: Param, value: str) -> None:
+    """A string parameter: no forbidden character, length limit, declared choices or pattern."""
+    bad = _FORBIDDEN.search(value)
+    if bad:
+        raise ParameterError(f"parameter {p.name}: character U+{ord(bad.group()):04X} at position {bad.start() + 1} "
+                             "is not accepted (no quotes, backslashes, control or invisible characters)")
+    if len(value) > MAX_VALUE_CHARS:
+        raise ParameterError(f"parameter {p.name}: at most {MAX_VALUE_CHARS} characters are accepted")
+    spec = p.range.strip()
+    if spec.startswith("{") and spec.endswith("}"):
+        choices = [c.strip() for c in spec[1:-1].split(",")]
+        if value not in choices:
+            raise ParameterError(f"parameter {p.name}={value!r} is not one of the accepted values: {', '.join(choices)}")
+    elif len(spec) >= 2 and spec.startswith("/") and spec.endswith("/"):
+        if not re.fullmatch(spec[1:-1], value):
+            raise ParameterError(f"parameter {p.name}={value!r} does not match the accepted pattern {spec}")
+    else:
+        raise ParameterError(f"parameter {p.name}: a string parameter must declare its accepted values, "
+                             "{a,b,c} or /pattern/, in the range field of its comment")
 
 
 def _in_range(v: float, spec: str) -> bool:
@@ -90,6 +136,36 @@ def _in_range(v: float, spec: str) -> bool:
         if spec.startswith(op):
             return bool(fn(v, float(spec[len(op):])))
     raise ValueError(f"bad range spec {spec!r}")
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_pairs(text: str) -> dict[str, str]:
+    """`NAME=VALUE NAME=VALUE` (what `make run PARAMS=…` passes) as a dict of strings.
+
+    The text is data: it is split by Python's shlex (quotes group a value with spaces), never
+    by a shell. Each pair is split at its first '='; a name must be an identifier and may come
+    once. The values are checked against the notebook's declarations by check_overrides.
+    """
+    import shlex
+
+    if len(text) > 4 * MAX_VALUE_CHARS:
+        raise ParameterError(f"PARAMS is {len(text)} characters long; at most {4 * MAX_VALUE_CHARS} are accepted")
+    try:
+        words = shlex.split(text, comments=False, posix=True)
+    except ValueError as exc:
+        raise ParameterError(f"PARAMS could not be read ({exc}); write NAME=VALUE pairs separated by spaces, "
+                             "quoting a value that holds spaces") from None
+    out: dict[str, str] = {}
+    for word in words:
+        name, sep, value = word.partition("=")
+        if not sep or not _NAME.fullmatch(name):
+            raise ParameterError(f"PARAMS: {word!r} is not a NAME=VALUE pair")
+        if name in out:
+            raise ParameterError(f"PARAMS: parameter {name!r} is given twice")
+        out[name] = value
+    return out
 
 
 def notebook_path(name: str) -> Path:
@@ -163,6 +239,19 @@ def _failed_cell(executed: Any, exec_count: int | None) -> tuple[int, str]:
     return 0, ""
 
 
+CELL_TIMEOUT_S = 600  # default per-cell limit; $ANALYSIS_CELL_TIMEOUT overrides it (seconds)
+
+
+def cell_timeout_s() -> int:
+    """The per-cell time limit in seconds ($ANALYSIS_CELL_TIMEOUT, a positive integer)."""
+    text = os.environ.get("ANALYSIS_CELL_TIMEOUT", "").strip()
+    if not text:
+        return CELL_TIMEOUT_S
+    if not text.isdigit() or not 0 < int(text) <= 86400:
+        raise ParameterError(f"ANALYSIS_CELL_TIMEOUT={text!r}: expected whole seconds between 1 and 86400")
+    return int(text)
+
+
 def execute(
     md: Path,
     out_ipynb: Path,
@@ -174,15 +263,20 @@ def execute(
 ) -> Path:
     """Execute `md` with papermill into `out_ipynb` (written only on success).
 
-    Figures and tables go to `figures`/`outputs`; the data files the kernel read are
-    written as a make rule to `deps`. Raises NotebookError naming the cell on failure.
+    papermill's own engine runs the notebook in a kernel started by jupyter_client's standard
+    kernel manager. Figures and tables go to `figures`/`outputs`; the data files the kernel
+    read are written as a make rule to `deps`. Raises NotebookError naming the notebook and
+    the cell when a cell raises, exceeds the cell time limit or kills its kernel. The
+    temporary folder is removed however the run ends (interrupts included).
     """
     import nbformat
     import papermill
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
     md = md.resolve()
     params = check_overrides(md, overrides or {})
+    timeout = cell_timeout_s()
     nb = _read(md)
     out_ipynb = out_ipynb.resolve()
     out_ipynb.parent.mkdir(parents=True, exist_ok=True)
@@ -211,18 +305,18 @@ def execute(
             env["ANALYSIS_OUTPUTS_DIR"] = str(outputs.resolve())
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
-        manager = _ipc_kernel_manager(tmp)
-        spare = None
-        if kernels.ENABLED:  # inside the build's warm pool: fork the kernel from this process
-            spare = kernels.SpareKernel()
-            manager = kernels.kernel_manager(manager, spare)
+        started: list[Any] = []  # the cells in the order they started (nbclient's hook)
         try:
             papermill.execute_notebook(
                 str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
-                log_output=False, execution_timeout=900, kernel_name="python3",
-                kernel_manager_class=manager,
+                log_output=False, execution_timeout=timeout, kernel_name="python3",
+                # quiet kernel log: ipykernel warns on every start that TCP on localhost is unencrypted and
+                # reports the interrupt jupyter_client sends before shutting it down (errors in cells
+                # reach the notebook and this runner, not the log)
+                extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 # write the output once at the end, not after every cell (large image outputs)
                 request_save_on_cell_execute=False,
+                on_cell_start=lambda cell, cell_index: started.append(cell),
             )
         except PapermillExecutionError as exc:
             executed = nbformat.read(dst, as_version=4) if dst.exists() else nb
@@ -230,9 +324,19 @@ def execute(
             raise NotebookError(
                 f"notebook {rel} failed in code cell {number} (starting {first!r}): {exc.ename}: {exc.evalue}"
             ) from None
+        except CellTimeoutError:
+            number, first = _running_cell(started)
+            raise NotebookError(
+                f"notebook {rel} failed in code cell {number} (starting {first!r}): the cell ran longer "
+                f"than the cell time limit of {timeout} s (ANALYSIS_CELL_TIMEOUT)"
+            ) from None
+        except DeadKernelError:
+            number, first = _running_cell(started)
+            raise NotebookError(
+                f"notebook {rel} failed in code cell {number} (starting {first!r}): the kernel died "
+                "while the cell ran"
+            ) from None
         finally:
-            if spare is not None and spare.poll() is None:
-                spare.discard()  # unused (papermill failed before starting a kernel) or left running
             for k, v in saved.items():
                 if v is None:
                     os.environ.pop(k, None)
@@ -251,6 +355,33 @@ def execute(
         shutil.move(str(dst), str(out_ipynb))
         os.utime(out_ipynb)  # newer than its dependency file
     return out_ipynb
+
+
+def run_into(md: Path, out: Path, overrides: dict[str, Any]) -> Path:
+    """`make run`: execute `md` with `overrides` into the folder `out`, which appears only when the
+    run succeeded (the run writes to a hidden sibling first; a failed or interrupted run leaves
+    nothing under runs/)."""
+    if out.exists():
+        raise ParameterError(f"{out} exists already")
+    partial = out.parent / f".{out.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        execute(md, partial / f"{md.stem}.ipynb", overrides, figures=partial / "figures",
+                outputs=partial / "outputs")
+        partial.rename(out)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return out
+
+
+def _running_cell(started: list[Any]) -> tuple[int, str]:
+    """(1-based number among the source's code cells, first line) of the last cell started."""
+    code = [c for c in started if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    if not code:
+        return 0, ""
+    cell = code[-1]
+    lines = cell.source.strip().splitlines()
+    return len(code), (lines[0][:80] if lines else "")
 
 
 PACKAGE = ROOT / "analysis"
@@ -277,8 +408,7 @@ def _imports(source: str) -> set[str]:
 
 def package_modules(nb: Any) -> list[Path]:
     """The files of the `analysis` package that a notebook's code imports, directly or through
-    other modules, plus those that run every notebook (__init__, paths, this runner, the build's
-    pool and kernels): a change to any other module (the HTML build, another chapter's module)
+    other modules, plus those that run every notebook (__init__, paths, this runner): a change to any other module (the HTML build, another chapter's module)
     does not re-execute the notebook."""
     todo = set()
     for cell in nb.cells:
@@ -289,24 +419,7 @@ def package_modules(nb: Any) -> list[Path]:
         name = todo.pop()
         seen.add(name)
         todo |= _imports((PACKAGE / f"{name}.py").read_text(encoding="utf-8")) - seen
-    return sorted(PACKAGE / f"{n}.py" for n in seen | {"__init__", "runner", "paths", "pool", "kernels"})
-
-
-def _ipc_kernel_manager(folder: str) -> type:
-    """A kernel manager that talks to the kernel over IPC sockets in `folder` (a temporary
-    directory), rather than over TCP on localhost: no open ports, no warning from ipykernel."""
-    from jupyter_client.manager import KernelManager
-
-    if len(os.path.join(folder, "kernel-00")) > 90:  # Unix socket paths are limited to ~107 bytes
-        return KernelManager  # TCP on localhost (a very long $TMPDIR)
-
-    class IPCKernelManager(KernelManager):
-        def __init__(self, **kw: Any) -> None:
-            super().__init__(**kw)
-            self.transport = "ipc"
-            self.ip = os.path.join(folder, "kernel")
-
-    return IPCKernelManager
+    return sorted(PACKAGE / f"{n}.py" for n in seen | {"__init__", "runner", "paths"})
 
 
 def _scrub(path: Path) -> None:

@@ -74,6 +74,15 @@ CORRUPTIONS = {
                                 "papers.csv: row 12, column hardware"),
     "claims-non-numeric": (lambda d: _csv_cell(d / "data/claims.csv", 3, "value", "lots"),
                            "claims.csv: row 5, column value"),
+    "hardware-empty-file": (lambda d: (d / "data/hardware.csv").write_text(""),
+                            "hardware.csv: the file is empty"),
+    "papers-bidi-title": (lambda d: _csv_cell(d / "data/papers.csv", 3, "title", "Fast \u202eredivider"),
+                          "papers.csv: row 5, column title: control or invisible character U+202E"),
+    "papers-zero-width-headline": (lambda d: _csv_cell(d / "data/papers.csv", 0, "headline", "2\u200bx faster"),
+                                   "papers.csv: row 2, column headline: control or invisible character U+200B"),
+    "themes-zero-width": (lambda d: _replace(d / "data/themes.yml", "    scope: Fused kernels",
+                                             "    scope: Fused\u200b kernels"),
+                          "themes.yml: line"),
     "assumptions-non-numeric": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n", "  value: high\n"),
                                 "assumptions.yml: entry pue_hyperscaler, field value"),
 }
@@ -89,6 +98,7 @@ def test_bad_data_stops_build_before_notebooks(scratch: Path, case: str):
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert expected in out, out[-2000:]
+    assert "header, column" not in out or "header" in expected, "a cell's coercion error is reported once"
     assert "zz-fail" not in out, "no notebook may run after a validation failure"
     assert _tree_hash(scratch / "_build" / "html") == before
 

@@ -18,7 +18,7 @@ NB = NB_FRONT_MATTER + """
 
 price_usd: float = 2.0  # USD/GPU-hour | 0.. | test
 pue: float = 1.1  # ratio | 1..3 | test
-region: str = "world"  # region | | test
+region: str = "world"  # region | /[a-z ]+/ | test
 n: int = 3  # count | >0 | test
 ```
 
@@ -137,7 +137,7 @@ def later():
 """)
     names = {p.stem for p in runner.package_modules(runner._read(md))}
     # serving imports models; figures imports paths; the runner and __init__ always count
-    assert {"figures", "serving", "models", "paths", "runner", "__init__", "pool", "kernels"} <= names
+    assert {"figures", "serving", "models", "paths", "runner", "__init__"} <= names
     assert not names & {"build", "restyle", "nas", "neural_graphics", "corpus"}, names
 
 
@@ -157,3 +157,106 @@ def test_notebooks_rerun_only_for_modules_they_import(scratch: Path):
     assert "corpus-overview" not in serving and "nas-search-cost" not in serving
     (scratch / "_build" / "deps" / "corpus-overview.d").unlink()
     assert "corpus-overview" in pending(), "a notebook without its dependency record must run again"
+
+
+# ---- parameters are data: `make run` never hands what a user typed to a shell or to Python ----
+
+INJECTIONS = [
+    "price_usd=1.2;touch pwned",
+    "price_usd=`touch pwned`",
+    "price_usd=$(touch pwned)",
+    "price_usd=$$(touch pwned)",
+    "price_usd=$(shell touch pwned)",
+    "region=world$(shell touch pwned)",
+    "region=world';touch pwned;'",
+    'region=x"; import os; os.system("touch pwned") #',
+    "region=\\",
+]
+
+
+@pytest.mark.parametrize("params", INJECTIONS)
+def test_make_run_params_are_never_executed(scratch: Path, params: str):
+    nb_file = scratch / "tiny.md"
+    nb_file.write_text(NB)
+    proc = make(scratch, "run", "NB=tiny.md", f"PARAMS={params}")
+    assert proc.returncode != 0
+    assert "error: " in proc.stderr and "parameter" in proc.stderr, proc.stderr[-1500:]
+    assert not (scratch / "pwned").exists(), f"{params!r} ran a command"
+    assert not (scratch / "runs").exists() or not any((scratch / "runs").iterdir())
+
+
+@pytest.mark.parametrize("overrides, fragment", [
+    ({"price_usd": "inf"}, "finite number"),
+    ({"price_usd": "nan"}, "finite number"),
+    ({"price_usd": "1e999"}, "only finite numbers"),
+    ({"pue": "1.2=9"}, "one '=' per NAME=VALUE pair"),
+    ({"n": "9" * 5000}, "at most 40 are accepted"),
+    ({"n": "0x10"}, "wrong type"),
+    ({"region": "europe"}, "is not one of the accepted values"),
+    ({"region": "a" * 600}, "at most 500 are accepted"),
+    ({"region": "wor\u202eld"}, r"U\+202E"),
+])
+def test_parameter_values_are_checked_before_running(tmp_path: Path, overrides: dict, fragment: str):
+    md = tmp_path / "choices.md"
+    md.write_text(NB.replace('region: str = "world"  # region | /[a-z ]+/ | test',
+                             'region: str = "world"  # region | {world,us} | test'))
+    with pytest.raises(runner.ParameterError, match=fragment):
+        runner.check_overrides(md, overrides)
+
+
+def test_string_parameter_without_declared_values_is_refused(tmp_path: Path):
+    md = tmp_path / "undeclared.md"
+    md.write_text(NB.replace("| /[a-z ]+/ | test", "| | test"))
+    with pytest.raises(runner.ParameterError, match="must declare its accepted values"):
+        runner.parameters(md)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a=1 b=2", {"a": "1", "b": "2"}),
+    ('region="north america"', {"region": "north america"}),
+    ("pue=1.2=9", {"pue": "1.2=9"}),  # refused later, by the parameter's type
+    ("", {}),
+])
+def test_params_text_is_split_by_python(text: str, expected: dict):
+    assert runner.parse_pairs(text) == expected
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("a=1 a=2", "given twice"),
+    ("justaword", "is not a NAME=VALUE pair"),
+    ("1a=2", "is not a NAME=VALUE pair"),
+    ('a="unclosed', "could not be read"),
+])
+def test_params_text_errors_are_clear(text: str, fragment: str):
+    with pytest.raises(runner.ParameterError, match=fragment):
+        runner.parse_pairs(text)
+
+
+def _tiny(scratch: Path, body: str) -> Path:
+    md = scratch / "tiny.md"
+    md.write_text(NB_FRONT_MATTER + """
+```{code-cell} ipython3
+:tags: [parameters]
+
+price_usd: float = 2.0  # USD/GPU-hour | 0.. | test
+label: str = "a b"  # words | /[a-z ]+/ | test
+```
+
+```{code-cell} ipython3
+""" + body + "\n```\n")
+    return md
+
+
+def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch: Path):
+    _tiny(scratch, "assert label == 'north america' and price_usd == 2.5, (label, price_usd)")
+    proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5 label='north america'")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    runs = list((scratch / "runs").iterdir())
+    assert len(runs) == 1 and runs[0].name.endswith("-tiny") and (runs[0] / "tiny.ipynb").is_file()
+
+
+def test_failed_run_leaves_nothing_under_runs(scratch: Path):
+    _tiny(scratch, "raise RuntimeError('run fails')")
+    proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5")
+    assert proc.returncode != 0 and "run fails" in proc.stderr
+    assert not (scratch / "runs").exists() or list((scratch / "runs").iterdir()) == []

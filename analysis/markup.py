@@ -1,0 +1,30 @@
+"""Text from data/ (titles, headlines, captions) made inert before it enters the book's pages.
+
+Every string that comes from a data file or a figure's registry entry reaches the HTML through
+MyST markdown (chapter tables, figure captions, the gallery) or through an HTML table (the
+paper index). Markdown passes raw HTML through, so such text is escaped first:
+
+* :func:`md_text` for MyST: every ASCII punctuation character gets a backslash (CommonMark
+  escapes, so ``<img …>``, ``{role}`…```, ``$…$`` and ``|`` are shown as typed) and line
+  breaks become spaces;
+* :func:`html_text` for HTML cells: ``html.escape`` (quotes included).
+"""
+
+from __future__ import annotations
+
+import html
+import string
+
+_PUNCT = set(string.punctuation)
+
+
+def md_text(value: object) -> str:
+    """`value` as literal text in MyST markdown (one line)."""
+    text = "" if value is None else str(value)
+    text = " ".join(text.split())
+    return "".join("\\" + ch if ch in _PUNCT else ch for ch in text)
+
+
+def html_text(value: object) -> str:
+    """`value` as literal text in HTML (quotes escaped, so also safe in attributes)."""
+    return html.escape("" if value is None else str(value), quote=True)

@@ -1,0 +1,128 @@
+"""Text from data/ never runs as script in the built book.
+
+A scratch copy of the project gets a script payload appended to every free-text field of every
+data file (titles, authors, headlines, summaries, notes, sources, names, theme titles and
+scopes, assumption notes), the whole book is built from it, and every page is opened in
+Debian's chromium: no payload may run, and no element the payload describes may exist.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import http.server
+import io
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT
+from test_browser import CHROMIUM, _QuietHandler
+
+pytestmark = pytest.mark.skipif(not (ROOT / "_build" / "html" / ".built").exists(),
+                                reason="the book has not been built: run `make book`")
+
+PAYLOAD = (' <img src=x class=xss-probe onerror="window.__xss=(window.__xss||0)+1">'
+           '<script>window.__xss=(window.__xss||0)+1</script>'
+           '{raw}`html`<b class=xss-probe>` $x$ [link](javascript:window.__xss=1)')
+# free text in any CSV: appended where the field is not empty
+CSV_TEXT = {"title", "authors", "venue", "version_notes", "system_name", "headline", "summary", "notes", "note",
+            "source", "name", "description", "meaning", "run_name", "subtopic"}
+# free text in the YAML files: themes.yml title/scope, assumptions.yml source/note/unit
+YAML_TEXT = {"title", "scope", "source", "note"}
+
+
+def _inject_csv(path: Path) -> int:
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    if not rows:
+        return 0
+    fields = list(rows[0].keys())
+    n = 0
+    for row in rows:
+        for col in fields:
+            if col in CSV_TEXT and row[col]:
+                row[col] += PAYLOAD
+                n += 1
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return n
+
+
+def _inject_yaml(path: Path) -> int:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    n = 0
+
+    def walk(node: object) -> None:
+        nonlocal n
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in YAML_TEXT and isinstance(v, str) and v:
+                    node[k] = v + PAYLOAD
+                    n += 1
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000), encoding="utf-8")
+    return n
+
+
+@pytest.mark.slow
+def test_script_payloads_in_every_data_file_never_run(scratch: Path):
+    injected = {}
+    for path in sorted((scratch / "data").iterdir()):
+        if path.suffix == ".csv":
+            injected[path.name] = _inject_csv(path)
+        elif path.suffix == ".yml":
+            injected[path.name] = _inject_yaml(path)
+    assert injected["papers.csv"] > 1000 and injected["themes.yml"] >= 20, injected
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    proc = subprocess.run(["make", "--no-print-directory", "book"], cwd=scratch, env=env, capture_output=True,
+                          text=True, timeout=3000)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    html = scratch / "_build" / "html"
+    pages = sorted(str(p.relative_to(html)) for p in html.rglob("*.html") if "_static" not in p.parts)
+    assert len(pages) > 40
+
+    handler = functools.partial(_QuietHandler, directory=str(html))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    server = f"http://127.0.0.1:{httpd.server_address[1]}"
+    from playwright.sync_api import sync_playwright
+
+    ran: dict[str, object] = {}
+    probes: dict[str, int] = {}
+    seen_text = 0
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM, headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                      "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            page = browser.new_page()
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server) else r.abort())
+            for rel in pages:
+                page.goto(f"{server}/{rel}", wait_until="load")
+                page.wait_for_timeout(50)
+                value = page.evaluate("window.__xss")
+                if value is not None:
+                    ran[rel] = value
+                count = page.evaluate("document.querySelectorAll('.xss-probe').length")
+                if count:
+                    probes[rel] = count
+                seen_text += page.evaluate("document.body.innerText.split('window.__xss').length - 1")
+            browser.close()
+    finally:
+        httpd.shutdown()
+    assert not ran, f"payloads ran on: {ran}"
+    assert not probes, f"payload elements were created on: {probes}"
+    assert seen_text > 100, "the payload text should be shown as text on the pages that list the data"
