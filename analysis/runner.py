@@ -14,6 +14,7 @@ anything runs.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import math
 import os
@@ -306,18 +307,20 @@ def execute(
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         started: list[Any] = []  # the cells in the order they started (nbclient's hook)
+        managers: list[Any] = []  # the kernel manager, once papermill has made it
         try:
-            papermill.execute_notebook(
+            _in_worker_thread(lambda: papermill.execute_notebook(
                 str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
                 log_output=False, execution_timeout=timeout, kernel_name="python3",
                 # quiet kernel log: ipykernel warns on every start that TCP on localhost is unencrypted and
                 # reports the interrupt jupyter_client sends before shutting it down (errors in cells
                 # reach the notebook and this runner, not the log)
                 extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+                kernel_manager_class=_kernel_manager(tmp, managers),
                 # write the output once at the end, not after every cell (large image outputs)
                 request_save_on_cell_execute=False,
                 on_cell_start=lambda cell, cell_index: started.append(cell),
-            )
+            ), managers)
         except PapermillExecutionError as exc:
             executed = nbformat.read(dst, as_version=4) if dst.exists() else nb
             number, first = _failed_cell(executed, exc.exec_count)
@@ -376,7 +379,8 @@ def run_into(md: Path, out: Path, overrides: dict[str, Any]) -> Path:
 
 def _running_cell(started: list[Any]) -> tuple[int, str]:
     """(1-based number among the source's code cells, first line) of the last cell started."""
-    code = [c for c in started if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    code = [c for c in started if c.get("cell_type") == "code"
+            and "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     if not code:
         return 0, ""
     cell = code[-1]
@@ -420,6 +424,56 @@ def package_modules(nb: Any) -> list[Path]:
         seen.add(name)
         todo |= _imports((PACKAGE / f"{name}.py").read_text(encoding="utf-8")) - seen
     return sorted(PACKAGE / f"{n}.py" for n in seen | {"__init__", "runner", "paths"})
+
+
+def _kernel_manager(folder: str, made: list[Any]) -> type:
+    """jupyter_client's standard kernel manager, with its connection file in `folder` (the run's
+    temporary directory, removed with it however the run ends) rather than beside it; each
+    instance is appended to `made` so that an interrupt can stop its kernel."""
+    from jupyter_client.manager import AsyncKernelManager  # nbclient's default (the sync one never
+    # notices a dead kernel: nbclient's liveness check awaits it)
+
+    class FolderKernelManager(AsyncKernelManager):
+        def __init__(self, **kw: Any) -> None:
+            kw.setdefault("connection_file", os.path.join(folder, "kernel.json"))
+            super().__init__(**kw)
+            made.append(self)
+
+    return FolderKernelManager
+
+
+def _in_worker_thread(run: Any, managers: list[Any]) -> None:
+    """Run papermill in a worker thread while the main thread waits, interruptibly.
+
+    nbclient replaces this process's SIGINT/SIGTERM handling while it executes in the main
+    thread (it schedules a graceful kernel shutdown and carries on waiting for the cell's
+    reply); in a worker thread it cannot. Here an interrupt (KeyboardInterrupt, which
+    analysis.interrupt also raises for SIGTERM and SIGHUP) kills the kernel at once; papermill
+    then stops with a dead kernel, and the interrupt is raised again once it has.
+    """
+    import threading
+
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            run()
+        except BaseException as exc:  # handed to the main thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name="papermill", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except BaseException:
+        for km in managers:
+            with contextlib.suppress(Exception):
+                km.provisioner.process.kill()  # the kernel process (a subprocess.Popen)
+        worker.join(15)
+        raise
+    if failure:
+        raise failure[0]
 
 
 def _scrub(path: Path) -> None:
