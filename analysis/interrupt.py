@@ -12,10 +12,10 @@ their build was cancelled.
   run (kernels are shut down, temporary folders removed, partial outputs discarded);
 * a watchdog thread looks at this process's ancestors in ``/proc`` every ``poll_s``
   seconds, from its parent up to the outermost ``make`` (a command run outside make is not
-  watched: a shell that ends does not stop it). When one of them has exited, or a ``make`` among them has given up its handler
-  for SIGINT, SIGTERM or SIGHUP (GNU make resets the handler to the default as soon as the
-  signal arrives, then waits for its children before it dies), the watchdog sends this
-  process SIGTERM.
+  watched: a shell that ends does not stop it). When one of them has exited, or a ``make``
+  among them has given up its handler for SIGINT, SIGTERM or SIGHUP (GNU make resets the
+  handler to the default as soon as the signal arrives, then waits for its children before
+  it dies), the watchdog sends this process SIGTERM.
 
 Nothing here reads a file other than ``/proc/<pid>/stat`` and ``/proc/<pid>/status``.
 """

@@ -56,9 +56,10 @@ def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_seconda
     for _, r in df.iterrows():
         mark = "" if r["theme"] == theme else " (secondary)"
         year = "" if pd.isna(r["year"]) else str(int(r["year"]))
+        hardware = str(r["hardware"]).replace(";", ", ") if pd.notna(r["hardware"]) else ""
         lines.append(
             f"| {{cite:t}}`{r['citekey']}`{mark} | {year} | {_cell(r['system_name'])} | "
-            f"{_cell(str(r['hardware']).replace(';', ', ') if pd.notna(r['hardware']) else '')} | {_cell(r['headline'])} | "
+            f"{_cell(hardware)} | {_cell(r['headline'])} | "
             f"{_cell(verdicts.get(r['citekey'], '—'))} |"
         )
     return "\n".join(lines) + "\n"

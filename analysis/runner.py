@@ -117,7 +117,8 @@ def _check_text(p: Param, value: str) -> None:
     if spec.startswith("{") and spec.endswith("}"):
         choices = [c.strip() for c in spec[1:-1].split(",")]
         if value not in choices:
-            raise ParameterError(f"parameter {p.name}={value!r} is not one of the accepted values: {', '.join(choices)}")
+            raise ParameterError(f"parameter {p.name}={value!r} is not one of the accepted values: "
+                                 f"{', '.join(choices)}")
     elif len(spec) >= 2 and spec.startswith("/") and spec.endswith("/"):
         if not re.fullmatch(spec[1:-1], value):
             raise ParameterError(f"parameter {p.name}={value!r} does not match the accepted pattern {spec}")
@@ -412,7 +413,8 @@ def _imports(source: str) -> set[str]:
 
 def package_modules(nb: Any) -> list[Path]:
     """The files of the `analysis` package that a notebook's code imports, directly or through
-    other modules, plus those that run every notebook (__init__, paths, this runner): a change to any other module (the HTML build, another chapter's module)
+    other modules, plus those that run every notebook (__init__, paths, this runner): a change
+    to any other module (the HTML build, another chapter's module)
     does not re-execute the notebook."""
     todo = set()
     for cell in nb.cells:

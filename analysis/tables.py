@@ -39,9 +39,9 @@ def _check_text(path: Path, raw: pd.DataFrame) -> None:
     for col in raw.columns:
         if forbidden_char(str(col)):
             lines.append(f"{path}: header, column {col!r}: {forbidden_char(str(col))}")
-        for i, value in raw[col].items():
+        for i, value in enumerate(raw[col].tolist()):
             if isinstance(value, str) and forbidden_char(value):
-                lines.append(f"{path}: row {int(i) + 2}, column {col}: {forbidden_char(value)}")
+                lines.append(f"{path}: row {i + 2}, column {col}: {forbidden_char(value)}")
     if lines:
         raise DataError("\n".join(lines[:MAX_REPORTED]))
 
