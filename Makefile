@@ -69,6 +69,9 @@ $(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG)
 ## make corpus: read the seed files, merge duplicates, flag near-duplicates (_build/corpus/)
 # Values typed on the command line (SEEDS, NB, PARAMS, STYLE) reach Python as environment
 # variables holding their raw text ($(value ...): make does not expand them, no shell sees them).
+# make would export (and so expand) command-line variables into every recipe's environment:
+# these four are not exported under their own names.
+unexport SEEDS NB PARAMS STYLE
 SEEDS ?= ../shared/seeds
 corpus: export SEEDS_DIR = $(value SEEDS)
 corpus: venv

@@ -180,7 +180,7 @@ def test_make_run_params_are_never_executed(scratch: Path, params: str):
     nb_file.write_text(NB)
     proc = make(scratch, "run", "NB=tiny.md", f"PARAMS={params}")
     assert proc.returncode != 0
-    assert "error: " in proc.stderr and "parameter" in proc.stderr, proc.stderr[-1500:]
+    assert "error: " in proc.stderr and ("parameter" in proc.stderr or "PARAMS" in proc.stderr), proc.stderr[-1500:]
     assert not (scratch / "pwned").exists(), f"{params!r} ran a command"
     assert not (scratch / "runs").exists() or not any((scratch / "runs").iterdir())
 
@@ -260,3 +260,15 @@ def test_failed_run_leaves_nothing_under_runs(scratch: Path):
     proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5")
     assert proc.returncode != 0 and "run fails" in proc.stderr
     assert not (scratch / "runs").exists() or list((scratch / "runs").iterdir()) == []
+
+
+@pytest.mark.parametrize("target, value", [
+    ("run", "NB=tiny.md;touch pwned"), ("run", "NB=$(shell touch pwned)"), ("params", "NB=`touch pwned`"),
+    ("figures", "STYLE=$(shell touch pwned)"), ("figures", "STYLE=talk;touch pwned"),
+])
+def test_other_make_variables_are_never_executed(scratch: Path, target: str, value: str):
+    (scratch / "tiny.md").write_text(NB)
+    proc = make(scratch, target, value)
+    assert proc.returncode != 0
+    assert "error: " in proc.stderr, proc.stderr[-1500:]
+    assert not (scratch / "pwned").exists(), f"{value!r} ran a command"
