@@ -28,3 +28,17 @@ def md_text(value: object) -> str:
 def html_text(value: object) -> str:
     """`value` as literal text in HTML (quotes escaped, so also safe in attributes)."""
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def md_table(rows: list[list[object]], header: list[str]) -> str:
+    """A MyST (GitHub) table whose every cell is literal text; missing values are empty cells."""
+    def cell(v: object) -> str:
+        try:
+            missing = v is None or v != v  # NaN and pandas' missing values
+        except (TypeError, ValueError):
+            missing = False
+        return "" if missing is True else md_text(v)
+
+    lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ import functools
 import http.server
 import io
 import os
+import re
 import subprocess
 import threading
 from pathlib import Path
@@ -40,10 +41,12 @@ def _inject_csv(path: Path) -> int:
     if not rows:
         return 0
     fields = list(rows[0].keys())
+    # a column whose every value looks like an identifier is a key (e.g. claims-constants.csv name)
+    keys = {c for c in fields if all(re.fullmatch(r"[A-Za-z0-9_.:-]*", r[c]) for r in rows)}
     n = 0
     for row in rows:
         for col in fields:
-            if col in CSV_TEXT and row[col]:
+            if col in CSV_TEXT and col not in keys and row[col]:
                 row[col] += PAYLOAD
                 n += 1
     out = io.StringIO()
