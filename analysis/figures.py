@@ -173,7 +173,10 @@ def show(svg: Path, fig_id: str, title: str, alt: str) -> None:
         return
     base = os.environ.get("ANALYSIS_NOTEBOOK_DIR")
     src = os.path.relpath(svg, base) if base else svg.as_posix()
-    markdown = f"![{md_text(alt)}]({src})\n\nFigure `{fig_id}`: {md_text(title)}"
+    # alt text is rendered as a plain attribute value (escapes would be dropped from it): only the
+    # characters that could end the image syntax or open markup are replaced
+    text = re.sub(r"[\[\]<>`\\\s]+", " ", alt).strip()
+    markdown = f"![{text}]({src})\n\nFigure `{fig_id}`: {md_text(title)}"
     display({"text/markdown": markdown, "text/plain": f"figure {fig_id}: {title}"}, raw=True)
 
 
