@@ -42,6 +42,13 @@ def _load() -> pd.DataFrame:
     sec = df["secondary_theme"]
     fail_rows(path, df, sec.notna() & ~sec.isin(ids), "secondary_theme", "unknown theme")
     hardware.check_names(path, df)
+    kind = df["venue_kind"]
+    fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue", f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
+    fail_rows(path, df, (kind == "preprint") & df["venue"].notna(), "venue_kind", "preprint, but a venue is given")
+    fail_rows(path, df, (df["cited_version"] == "preprint") & df["arxiv_id"].isna(), "cited_version",
+              "preprint cited but no arxiv_id")
+    fail_rows(path, df, (df["cited_version"] == "published") & (kind == "preprint"), "cited_version",
+              "published version cited but venue_kind is preprint")
     return df
 
 
