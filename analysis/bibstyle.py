@@ -24,10 +24,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import pybtex.plugin
+import sphinxcontrib.bibtex.plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.plain import Style as PlainStyle
 from pybtex.style.labels import BaseLabelStyle
-from pybtex.style.template import field, first_of, optional, tag
+from pybtex.style.template import field, first_of, optional, sentence, tag
 from sphinxcontrib.bibtex.style.referencing import BaseReferenceStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
 from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
@@ -181,9 +182,24 @@ class AuthorYearLabelStyle(BaseLabelStyle):
 
 
 class AuthorYearStyle(PlainStyle):
-    """pybtex's plain entries, labelled "Zhong et al. 2024a" as in the text."""
+    """pybtex's plain entries, labelled "Zhong et al. 2024a" as in the text.
+
+    The arXiv link is printed once: `url` is left out when it is the eprint's abstract page.
+    """
 
     default_label_style = AuthorYearLabelStyle
+
+    def format_web_refs(self, e):
+        if e.fields.get("eprint") and e.fields.get("url", "").startswith("https://arxiv.org/abs/"):
+            return sentence[optional[self.format_eprint(e)], optional[self.format_doi(e)]]
+        return super().format_web_refs(e)
+
+
+def sorting_key(entry: "Entry") -> tuple:
+    """The bibliography's order (pybtex's author_year_title), used to assign year suffixes."""
+    from pybtex.style.sorting.author_year_title import SortingStyle
+
+    return SortingStyle().sorting_key(entry)
 
 
 # --- back-links from the bibliography to the citing pages ----------------------------------------
@@ -232,7 +248,7 @@ def _flatten_toc(env: Any, doc: str, seen: set | None = None) -> list[str]:
 def setup(app: Any) -> dict[str, Any]:
     pybtex.plugin.register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle, force=True)
     pybtex.plugin.register_plugin("pybtex.style.labels", "authoryear", AuthorYearLabelStyle, force=True)
-    pybtex.plugin.register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_suffix",
-                                  AuthorYearSuffixReferenceStyle, force=True)
+    sphinxcontrib.bibtex.plugin.register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_suffix",
+                                                AuthorYearSuffixReferenceStyle, force=True)
     app.connect("doctree-resolved", _add_backlinks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -94,16 +94,27 @@ def label_author(authors: str | None, key: str) -> str:
 def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
     """citekey -> "a", "b", ... for entries whose author–year label would otherwise repeat.
 
-    Within a group the order is by title (then citekey), as in the bibliography.
+    Within a group the order is the bibliography's (authors, year, title).
     """
     labels = {r["citekey"]: (label_author(_names(r), short_name(r)), r["year"]) for _, r in df.iterrows()}
     groups: dict[tuple[str, object], list[pd.Series]] = {}
     for _, r in df.iterrows():
         groups.setdefault(labels[r["citekey"]], []).append(r)
+    from pybtex.bibtex.utils import split_name_list
+    from pybtex.database import Entry, Person
+
+    from analysis.bibstyle import sorting_key
+
+    def order(r: pd.Series) -> tuple:
+        names = _names(r)
+        persons = {"author": [Person(s) for s in split_name_list(names)]} if names else {}
+        fields = {"year": str(r["year"]), "title": "{" + latex_escape(str(r["title"])) + "}"}
+        return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
+
     out: dict[str, str] = {}
     for rows in groups.values():
         if len(rows) > 1:
-            rows.sort(key=lambda r: (str(r["title"]).lower(), r["citekey"]))
+            rows.sort(key=order)
             for i, r in enumerate(rows):
                 out[r["citekey"]] = "abcdefghijklmnopqrstuvwxyz"[i]
     return out
