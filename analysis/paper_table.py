@@ -9,11 +9,7 @@ from analysis.markup import html_text, md_text
 
 
 def paper_link(row: pd.Series) -> str:
-    """The paper's canonical URL: arXiv abstract page, else DOI, else the page where it was confirmed."""
-    if pd.notna(row["arxiv_id"]):
-        return f"https://arxiv.org/abs/{row['arxiv_id']}"
-    if pd.notna(row["doi"]):
-        return f"https://doi.org/{row['doi']}"
+    """The paper's canonical URL (data/papers.csv `url`: arXiv abstract page, else DOI, else publisher)."""
     return str(row["url"]) if pd.notna(row["url"]) else ""
 
 

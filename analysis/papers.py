@@ -42,6 +42,13 @@ def _load() -> pd.DataFrame:
     sec = df["secondary_theme"]
     fail_rows(path, df, sec.notna() & ~sec.isin(ids), "secondary_theme", "unknown theme")
     hardware.check_names(path, df)
+    kind = df["venue_kind"]
+    fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue", f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
+    fail_rows(path, df, (kind == "preprint") & df["venue"].notna(), "venue_kind", "preprint, but a venue is given")
+    fail_rows(path, df, (df["cited_version"] == "preprint") & df["arxiv_id"].isna(), "cited_version",
+              "preprint cited but no arxiv_id")
+    fail_rows(path, df, (df["cited_version"] == "published") & (kind == "preprint"), "cited_version",
+              "published version cited but venue_kind is preprint")
     return df
 
 
@@ -59,39 +66,116 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
-def bib_entry(row: pd.Series) -> str:
-    """One BibTeX entry for a paper row."""
+def _names(row: pd.Series) -> str | None:
+    """The author field: already in BibTeX form; only LaTeX specials other than braces are escaped."""
+    if pd.isna(row["authors"]):
+        return None
+    return "".join(_LATEX.get(ch, ch) if ch not in "{}" else ch for ch in row["authors"])
+
+
+def short_name(row: pd.Series) -> str:
+    """What labels an entry without confirmed authors: the system name, else the title's first words."""
+    if pd.notna(row["system_name"]):
+        return str(row["system_name"])
+    title = str(row["title"]) if pd.notna(row["title"]) else str(row["citekey"])
+    return title.split(":")[0]
+
+
+def label_author(authors: str | None, key: str) -> str:
+    """The author part of an author–year label, as sphinxcontrib-bibtex renders it (plain text).
+
+    One author: "Family"; two: "A and B"; three or more: "A et al."; none: the `key` field.
+    """
+    from analysis.bibstyle import author_label_text
+
+    return author_label_text(authors, key)
+
+
+def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
+    """citekey -> "a", "b", ... for entries whose author–year label would otherwise repeat.
+
+    Within a group the order is the bibliography's (authors, year, title).
+    """
+    labels = {r["citekey"]: (label_author(_names(r), short_name(r)), r["year"]) for _, r in df.iterrows()}
+    groups: dict[tuple[str, object], list[pd.Series]] = {}
+    for _, r in df.iterrows():
+        groups.setdefault(labels[r["citekey"]], []).append(r)
+    from pybtex.bibtex.utils import split_name_list
+    from pybtex.database import Entry, Person
+
+    from analysis.bibstyle import sorting_key
+
+    def order(r: pd.Series) -> tuple:
+        names = _names(r)
+        persons = {"author": [Person(s) for s in split_name_list(names)]} if names else {}
+        fields = {"year": str(r["year"]), "title": "{" + latex_escape(str(r["title"])) + "}"}
+        return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
+
+    out: dict[str, str] = {}
+    for rows in groups.values():
+        if len(rows) > 1:
+            rows.sort(key=order)
+            for i, r in enumerate(rows):
+                out[r["citekey"]] = "abcdefghijklmnopqrstuvwxyz"[i]
+    return out
+
+
+def _later_version_note(row: pd.Series) -> str | None:
+    """For an arXiv version cited while a published version exists."""
+    if row["cited_version"] != "preprint" or row["venue_kind"] == "preprint":
+        return None
+    year = f" ({int(row['venue_year'])})" if pd.notna(row["venue_year"]) and str(int(row["venue_year"])) not in str(row["venue"]) else ""
+    return f"A later version appeared in {latex_escape(str(row['venue']))}{year}"
+
+
+def bib_entry(row: pd.Series, suffix: str = "") -> str:
+    """One BibTeX entry for a paper row.
+
+    The entry type follows the version cited: @inproceedings (booktitle) for a conference or
+    workshop, @article (journal) for a journal, @misc with eprint/archivePrefix for an arXiv
+    version. `year` is the year of the version whose abstract we read (see chapters/corpus.md);
+    `yearsuffix` tells apart entries whose author–year label would repeat.
+    """
     key = row["citekey"]
     fields: list[tuple[str, str]] = []
+    names = _names(row)
+    if names:
+        fields.append(("author", names))
+    else:
+        # no confirmed authors: no placeholder person; the label uses the paper's short name
+        fields.append(("key", latex_escape(short_name(row))))
     title = row["title"] if pd.notna(row["title"]) else None
-    if title is None:
-        fields.append(("title", f"{{Unidentified paper ({latex_escape(str(row['subtopic']))})}}"))
-        fields.append(("note", "Title and authors not identified; see the paper index"))
-    else:
-        fields.append(("title", f"{{{latex_escape(title)}}}"))
-    if pd.notna(row["authors"]):
-        fields.append(("author", latex_escape(row["authors"])))
-    else:
-        fields.append(("author", "{Authors not identified}"))
+    fields.append(("title", f"{{{latex_escape(title)}}}" if title else
+                   f"{{Unidentified paper ({latex_escape(str(row['subtopic']))})}}"))
+    published = row["cited_version"] == "published" and names is not None
+    kind = "misc"
+    if published and row["venue_kind"] in ("conference", "workshop"):
+        kind = "inproceedings"
+        fields.append(("booktitle", latex_escape(str(row["venue"]))))
+    elif published and row["venue_kind"] == "journal":
+        kind = "article"
+        fields.append(("journal", latex_escape(str(row["venue"]))))
     if pd.notna(row["year"]):
         fields.append(("year", str(int(row["year"]))))
+    if suffix:
+        fields.append(("yearsuffix", suffix))
     arxiv = row["arxiv_id"] if pd.notna(row["arxiv_id"]) else None
-    venue = row["venue"] if pd.notna(row["venue"]) else None
-    if venue:
-        fields.append(("journal", latex_escape(venue)))
-    elif arxiv:
-        fields.append(("journal", f"arXiv preprint arXiv:{arxiv}"))
     if arxiv:
         fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
     if pd.notna(row["doi"]):
         fields.append(("doi", row["doi"]))
-    if arxiv:
-        fields.append(("url", f"https://arxiv.org/abs/{arxiv}"))
-    elif pd.notna(row["doi"]):
-        fields.append(("url", f"https://doi.org/{row['doi']}"))
-    elif pd.notna(row["url"]):
+    if pd.notna(row["url"]):
         fields.append(("url", row["url"]))
-    kind = "article" if (venue or arxiv) and title else "misc"
+    notes = []
+    if names is None:
+        notes.append("Author list not confirmed")
+    if published and pd.notna(row["venue_year"]) and pd.notna(row["year"]) and int(row["venue_year"]) != int(row["year"]):
+        notes.append(f"Year of the arXiv version read; published {int(row['venue_year'])}")
+    later = _later_version_note(row)
+    if later:
+        notes.append(later)
+    if notes:
+        fields.append(("note", ". ".join(notes)))
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
     return f"@{kind}{{{key},\n{body}\n}}\n"
 
@@ -99,8 +183,9 @@ def bib_entry(row: pd.Series) -> str:
 def write_bib(path: Path) -> None:
     """Write references.bib from the paper table (only if its content changed)."""
     df = load().sort_values("citekey")
+    suffixes = year_suffixes(df)
     text = "% Generated from data/papers.csv by `python -m analysis bib`. Do not edit.\n\n"
-    text += "\n".join(bib_entry(r) for _, r in df.iterrows())
+    text += "\n".join(bib_entry(r, suffixes.get(r["citekey"], "")) for _, r in df.iterrows())
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(text, encoding="utf-8")

@@ -9,6 +9,10 @@ ARXIV = r"^(\d{4}\.\d{4,5}|[a-z\-]+(\.[A-Z]{2})?/\d{7})$"
 DOI = r"^10\.\d{4,9}/\S+$"
 CITEKEY = r"^[a-z][a-z0-9]*$"
 YEAR = pa.Check.in_range(1990, 2030)
+# "Family, Given" or "{Organisation}" (or a single name), joined by " and "
+_PERSON = r"(\{[^{}]+\}|[^,{}]+(, [^,{}]+)?)"
+AUTHORS = rf"^{_PERSON}( and {_PERSON})*$"
+VENUE_KINDS = ["conference", "workshop", "journal", "preprint"]
 
 
 def _opt_num(*checks: pa.Check) -> pa.Column:
@@ -52,12 +56,25 @@ PAPERS = pa.DataFrameSchema(
     {
         "citekey": pa.Column(str, unique=True, checks=pa.Check.str_matches(CITEKEY)),
         "title": _opt_str(),
-        "authors": _opt_str(),
+        # BibTeX form in the paper's order: "Family, Given and Family, Given"; an organisation in
+        # braces ({NVIDIA}); empty when no primary source confirmed the list
+        "authors": _opt_str(pa.Check.str_matches(AUTHORS)),
+        # the year of the version whose abstract we read (the arXiv posting when there is one)
         "year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
         "venue": _opt_str(),
+        "venue_kind": pa.Column(str, checks=pa.Check.isin(VENUE_KINDS)),
+        "venue_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
+        # which version the bibliography cites: the venue's, or the arXiv version we read when the
+        # published one differs in title, authors or abstract
+        "cited_version": pa.Column(str, checks=pa.Check.isin(["published", "preprint"])),
         "arxiv_id": _opt_str(pa.Check.str_matches(ARXIV)),
         "doi": _opt_str(pa.Check.str_matches(DOI)),
-        "url": _opt_str(pa.Check.str_matches(r"^https?://")),
+        # canonical link: arxiv.org/abs/<id>, else doi.org/<doi>, else the publisher's page
+        "url": _opt_str(pa.Check.str_matches(r"^https://")),
+        # the page on which the identification (abstract match) was confirmed
+        "confirmed_url": _opt_str(pa.Check.str_matches(r"^https?://")),
+        # the page on which the author list was confirmed
+        "authors_source": _opt_str(pa.Check.str_matches(r"^https?://")),
         "version_notes": _opt_str(),
         "theme": pa.Column(str),
         "secondary_theme": _opt_str(),

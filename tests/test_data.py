@@ -61,8 +61,8 @@ def test_references_bib_has_one_entry_per_paper(tmp_path: Path):
     bib = pybtex.database.parse_file(str(out))
     assert set(bib.entries) == set(papers.load()["citekey"])
     e = bib.entries["shah2024flashattention3"]
-    assert e.fields["journal"].startswith("arXiv preprint arXiv:") or e.fields.get("journal")
-    assert e.fields["eprint"]
+    assert e.type == "inproceedings" and "NeurIPS 2024" in e.fields["booktitle"]
+    assert e.fields["eprint"] == "2407.08608" and e.fields["archiveprefix"] == "arXiv"
 
 
 def test_latex_escaping():
