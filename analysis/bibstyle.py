@@ -19,9 +19,10 @@ written, with :func:`author_label_text` (the same rendering as here). The extens
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pybtex.plugin
 import sphinxcontrib.bibtex.plugin
@@ -54,7 +55,7 @@ def _name_style() -> Any:
     return pybtex.plugin.find_plugin("pybtex.style.names", "last")()
 
 
-def _family(person: "Person") -> str:
+def _family(person: Person) -> str:
     return _name_style().format(person, True).format().render_as("text")
 
 
@@ -62,7 +63,7 @@ def _latex_text(value: str) -> str:
     return Text.from_latex(value).render_as("text")
 
 
-def label_from_persons(persons: Sequence["Person"], key: str | None) -> str:
+def label_from_persons(persons: Sequence[Person], key: str | None) -> str:
     """"A", "A and B", "A et al." (three or more), or the `key` text when there is no author."""
     fam = [_family(p) for p in persons]
     if not fam:
@@ -83,7 +84,7 @@ def author_label_text(authors: str | None, key: str | None) -> str:
     return label_from_persons(persons, key)
 
 
-def entry_label(entry: "Entry") -> str:
+def entry_label(entry: Entry) -> str:
     """The whole label of a parsed entry: "Zhong et al. 2024a"."""
     author = label_from_persons(entry.persons.get("author", []), entry.fields.get("key"))
     year = entry.fields.get("year", "n.d.") + entry.fields.get("yearsuffix", "")
@@ -110,14 +111,14 @@ def label_author(children, data, **kwargs):
     ].format_data(data)
 
 
-def _author(style: Any, full: bool) -> "Node":
+def _author(style: Any, full: bool) -> Node:
     p = style.person
     return label_author(sep=p.sep, sep2=p.sep2, last_sep=p.last_sep, other=None if full else p.other)
 
 
 @dataclass
 class _Parenthetical(BasicAuthorYearParentheticalReferenceStyle):
-    def inner(self, role_name: str) -> "Node":
+    def inner(self, role_name: str) -> Node:
         return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
             pre_text,
             reference[join(sep=self.author_year_sep)[_author(self, "s" in role_name), label_year]],
@@ -127,7 +128,7 @@ class _Parenthetical(BasicAuthorYearParentheticalReferenceStyle):
 
 @dataclass
 class _Textual(BasicAuthorYearTextualReferenceStyle):
-    def inner(self, role_name: str) -> "Node":
+    def inner(self, role_name: str) -> Node:
         return join(sep=self.text_reference_sep)[
             _author(self, "s" in role_name),
             join[
@@ -145,10 +146,10 @@ class _Year(BaseReferenceStyle):
     def role_names(self) -> Iterable[str]:
         return ["year", "yearpar"]
 
-    def outer(self, role_name: str, children: list) -> "Node":
+    def outer(self, role_name: str, children: list) -> Node:
         return self.bracket.outer(children, brackets="par" in role_name, capfirst=False)
 
-    def inner(self, role_name: str) -> "Node":
+    def inner(self, role_name: str) -> Node:
         return reference[label_year]
 
 
@@ -195,7 +196,7 @@ class AuthorYearStyle(PlainStyle):
         return super().format_web_refs(e)
 
 
-def sorting_key(entry: "Entry") -> tuple:
+def sorting_key(entry: Entry) -> tuple:
     """The bibliography's order (pybtex's author_year_title), used to assign year suffixes."""
     from pybtex.style.sorting.author_year_title import SortingStyle
 

@@ -43,7 +43,8 @@ def _load() -> pd.DataFrame:
     fail_rows(path, df, sec.notna() & ~sec.isin(ids), "secondary_theme", "unknown theme")
     hardware.check_names(path, df)
     kind = df["venue_kind"]
-    fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue", f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
+    fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue",
+              f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
     fail_rows(path, df, (kind == "preprint") & df["venue"].notna(), "venue_kind", "preprint, but a venue is given")
     fail_rows(path, df, (df["cited_version"] == "preprint") & df["arxiv_id"].isna(), "cited_version",
               "preprint cited but no arxiv_id")
@@ -124,7 +125,8 @@ def _later_version_note(row: pd.Series) -> str | None:
     """For an arXiv version cited while a published version exists."""
     if row["cited_version"] != "preprint" or row["venue_kind"] == "preprint":
         return None
-    year = f" ({int(row['venue_year'])})" if pd.notna(row["venue_year"]) and str(int(row["venue_year"])) not in str(row["venue"]) else ""
+    shown = pd.notna(row["venue_year"]) and str(int(row["venue_year"])) not in str(row["venue"])
+    year = f" ({int(row['venue_year'])})" if shown else ""
     return f"A later version appeared in {latex_escape(str(row['venue']))}{year}"
 
 
@@ -169,7 +171,8 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
     notes = []
     if names is None:
         notes.append("Author list not confirmed")
-    if published and pd.notna(row["venue_year"]) and pd.notna(row["year"]) and int(row["venue_year"]) != int(row["year"]):
+    if (published and pd.notna(row["venue_year"]) and pd.notna(row["year"])
+            and int(row["venue_year"]) != int(row["year"])):
         notes.append(f"Year of the arXiv version read; published {int(row['venue_year'])}")
     later = _later_version_note(row)
     if later:
