@@ -29,6 +29,10 @@ pytestmark = pytest.mark.skipif(not (ROOT / "_build" / "html" / ".built").exists
 PAYLOAD = (' <img src=x class=xss-probe onerror="window.__xss=(window.__xss||0)+1">'
            '<script>window.__xss=(window.__xss||0)+1</script>'
            '{raw}`html`<b class=xss-probe>` $x$ [link](javascript:window.__xss=1)')
+# author lists are structured ("Family, Given and …", no braces or extra commas): the payload is
+# one more author whose given name is the script
+AUTHOR_PAYLOAD = (' and Probe, <img src=x class=xss-probe onerror="window.__xss=(window.__xss||0)+1">'
+                  '<script>window.__xss=(window.__xss||0)+1</script>')
 # free text in any CSV: appended where the field is not empty
 CSV_TEXT = {"title", "authors", "venue", "version_notes", "system_name", "headline", "summary", "notes", "note",
             "source", "name", "description", "meaning", "run_name", "subtopic"}
@@ -47,7 +51,7 @@ def _inject_csv(path: Path) -> int:
     for row in rows:
         for col in fields:
             if col in CSV_TEXT and col not in keys and row[col]:
-                row[col] += PAYLOAD
+                row[col] += AUTHOR_PAYLOAD if col == "authors" else PAYLOAD
                 n += 1
     out = io.StringIO()
     w = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
@@ -100,6 +104,7 @@ def test_script_payloads_in_every_data_file_never_run(scratch: Path):
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     server = f"http://127.0.0.1:{httpd.server_address[1]}"
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     ran: dict[str, object] = {}
@@ -113,16 +118,26 @@ def test_script_payloads_in_every_data_file_never_run(scratch: Path):
                       "--disable-background-networking", "--disable-component-update", "--disable-sync"])
             page = browser.new_page()
             page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server) else r.abort())
+            def probe(expr: str) -> object:
+                # a page that redirects (index.html) replaces its context: read the new one
+                for _ in range(5):
+                    try:
+                        return page.evaluate(expr)
+                    except PlaywrightError:
+                        page.wait_for_load_state("load")
+                        page.wait_for_timeout(200)
+                return page.evaluate(expr)
+
             for rel in pages:
                 page.goto(f"{server}/{rel}", wait_until="load")
                 page.wait_for_timeout(50)
-                value = page.evaluate("window.__xss")
+                value = probe("window.__xss")
                 if value is not None:
                     ran[rel] = value
-                count = page.evaluate("document.querySelectorAll('.xss-probe').length")
+                count = probe("document.querySelectorAll('.xss-probe').length")
                 if count:
                     probes[rel] = count
-                seen_text += page.evaluate("document.body.innerText.split('window.__xss').length - 1")
+                seen_text += int(probe("document.body.innerText.split('window.__xss').length - 1"))  # type: ignore
             browser.close()
     finally:
         httpd.shutdown()
