@@ -78,6 +78,18 @@ def scratch(tmp_path: Path) -> Path:
     return dst
 
 
+def tree_hash(folder: Path) -> str:
+    """One hash of every file's relative path and bytes under `folder`."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(folder)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
 def make(cwd: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     return subprocess.run(["make", "--no-print-directory", *targets], cwd=cwd, capture_output=True, text=True,

@@ -5,23 +5,16 @@ These tests need the book built once (``make test`` builds it before running pyt
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import FAILING_NB, ROOT, make
+from conftest import FAILING_NB, ROOT, make, tree_hash
 
 BUILT = ROOT / "_build" / "html" / ".built"
 
 pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
 
-def _tree_hash(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(folder)).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
+_tree_hash = tree_hash
 
 
 def test_failing_notebook_stops_build_and_keeps_old_html(scratch: Path):

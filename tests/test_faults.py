@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NB_FRONT_MATTER, ROOT
+from conftest import NB_FRONT_MATTER, ROOT, tree_hash
 
 BUILT = ROOT / "_build" / "html" / ".built"
 pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
@@ -47,15 +47,7 @@ SLEEPING = _nb("import os, pathlib, time\npathlib.Path(os.environ['FAULT_MARKER'
                "time.sleep(600)")
 
 
-def _tree_hash(folder: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(folder)).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
+_tree_hash = tree_hash
 
 
 class Build:
