@@ -1030,7 +1030,19 @@ def run_all() -> pd.DataFrame:
             "verdict": r.verdict, "formula": r.formula, "assumption": r.assumption, "inputs": r.inputs,
             "explanation": r.explanation,
         })
-    return pd.DataFrame(rows)
+    return _in_book_order(pd.DataFrame(rows))
+
+
+def _in_book_order(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows grouped by the theme of the paper checked, themes in book order, then by check id
+    (an order that does not depend on where the checks are defined)."""
+    from analysis import papers
+
+    rank = {t: i for i, t in enumerate(papers.themes()["id"])}
+    theme = papers.load().set_index("citekey")["theme"]
+    key = df["citekey"].map(lambda k: rank.get(theme.get(k), len(rank)))
+    order = sorted(range(len(df)), key=lambda i: (key.iloc[i], df["check_id"].iloc[i]))
+    return df.iloc[order].reset_index(drop=True)
 
 
 def verdicts_by_citekey(results: pd.DataFrame | None = None) -> dict[str, str]:
