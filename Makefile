@@ -18,7 +18,7 @@ export OMP_NUM_THREADS := 1
 export PYTHONPATH := $(CURDIR)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-PKG := $(wildcard analysis/*.py)
+PKG := $(shell find analysis -name "*.py" -not -path "*/__pycache__/*")
 DATA := $(wildcard data/*)
 NB_SRC := $(wildcard analysis/notebooks/*.md)
 NB_OUT := $(patsubst analysis/notebooks/%.md,$(STAGE)/notebooks/%.ipynb,$(NB_SRC))
@@ -87,7 +87,7 @@ notebooks: $(NB_OUT)
 # A notebook is re-executed when its source, a module of the analysis package it imports, or a
 # data file it read changes (the runner records both in _build/deps/<name>.d; a notebook without
 # that record runs again). Validation runs first but its time stamp alone triggers nothing.
-$(STAGE)/notebooks/%.ipynb: analysis/notebooks/%.md analysis/runner.py $(BUILD)/deps/%.d | $(BUILD)/validated
+$(STAGE)/notebooks/%.ipynb: analysis/notebooks/%.md analysis/book/runner.py $(BUILD)/deps/%.d | $(BUILD)/validated
 	$(PY) -m analysis execute $< $@
 
 # named explicitly (not intermediate): a missing record makes its notebook run again
@@ -104,7 +104,7 @@ lint: venv
 
 ## make run NB=name PARAMS="a=1 b=2": re-run one analysis with your own parameters
 # NB and PARAMS are data: Python reads them from the environment and checks every value
-# against the notebook's declarations (analysis/runner.py) before anything runs.
+# against the notebook's declarations (analysis/book/runner.py) before anything runs.
 run: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
 run: export ANALYSIS_RUN_PARAMS = $(value PARAMS)
 run: venv validate

@@ -1,13 +1,14 @@
 """Analysis package for the executable review of ML hardware and compute-efficiency research.
 
-Modules:
-    corpus     -- read, normalise and de-duplicate the seed abstracts
-    papers     -- the paper table (data/papers.csv) and references.bib
-    hardware   -- accelerator specifications (data/hardware.csv)
-    assumptions-- named defaults (prices, PUE, carbon) with sources
-    models     -- hardware-cost models: FLOPs, MFU, memory, roofline, cost, energy
-    figures    -- the shared figure style and deterministic figure saving
-    validate   -- schema checks for every file in data/
+Its folders are the pipeline, seeds → data → models → analyses → book; imports point down
+(tests/test_layout.py enforces it):
+
+    data/     paths, CSV/YAML readers, schemas, loaders of data/ and the seed files, validation
+    models/   the cost models: pure formulas (FLOPs, MFU, memory, roofline, cost, energy, carbon)
+    themes/   one module per chapter: the analyses its notebooks run
+    audit/    the claims audit: registry, tolerances and verdicts; the checks, one module per theme
+    book/     executing notebooks, staging and building the HTML, figures, gallery, bibliography,
+              Sphinx extensions and the command line (``python -m analysis``)
 """
 
 __version__ = "0.1.0"

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from analysis import accelerators as acc
+from analysis.themes import accelerators as acc
 
 
 def test_per_two_years_to_per_year() -> None:

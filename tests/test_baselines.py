@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from analysis import baselines as b
+from analysis.models import baselines as b
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT
 from pybtex.database import Person
 
-from analysis import papers
+from analysis.book import bibliography
 
 REQUIRED = {
     "article": {"author", "title", "journal", "year", "url"},
@@ -39,7 +39,7 @@ PLACEHOLDER = re.compile(r"not identified|unknown|anonymous|\banon\b|et al|\both
 @pytest.fixture(scope="module")
 def bib_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("bib") / "references.bib"
-    papers.write_bib(out)
+    bibliography.write_bib(out)
     return out
 
 
@@ -142,7 +142,7 @@ def test_known_labels(bib):
 
 
 def test_the_book_style_renders_the_same_labels(bib):
-    from analysis.bibstyle import AuthorYearStyle
+    from analysis.book.bibstyle import AuthorYearStyle
 
     formatted = list(AuthorYearStyle().format_entries(bib.entries.values()))
     assert {f.key: f.label for f in formatted} == {k: _label(e) for k, e in bib.entries.items()}

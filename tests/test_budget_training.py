@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import budget_training as bt
 from analysis.models import ModelError
+from analysis.themes import budget_training as bt
 
 
 def test_gpu_days_pythia():

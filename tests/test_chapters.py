@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import ROOT
 
-from analysis import papers
+from analysis.data import papers
 
 CHAPTERS = ROOT / "chapters"
 NOTEBOOKS = ROOT / "analysis" / "notebooks"

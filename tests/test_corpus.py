@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import corpus
+from analysis.data import corpus
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import PY, ROOT
 
-from analysis import figures
+from analysis.book import figures
 
 SCRIPT = """
-from analysis import figures
+from analysis.book import figures
+
 fig, ax = figures.new()
 ax.plot([1, 2, 3], [1, 4, 9], label="a")
 ax.scatter([1, 2], [3, 1])
@@ -60,7 +61,7 @@ def test_save_refuses_missing_metadata(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_every_theme_has_one_colour():
-    from analysis import papers
+    from analysis.data import papers
 
     ids = set(papers.themes()["id"])
     assert ids == set(figures.THEME_COLOURS)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import PY, ROOT
 
-from analysis import figures
+from analysis.book import figures
 
 STAGE = ROOT / "_build" / "book"
 BUILT = ROOT / "_build" / "html" / ".built"

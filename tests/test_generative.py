@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import generative as g
 from analysis import models
+from analysis.themes import generative as g
 
 
 def test_gpu_days_to_hours():

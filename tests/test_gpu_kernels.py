@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from analysis import gpu_kernels as gk
 from analysis import models
+from analysis.themes import gpu_kernels as gk
 
 
 def test_attention_flops_flashattention_convention():

@@ -142,7 +142,7 @@ def test_megatron_1t_mfu_against_a100_peak():
     # Narayanan et al. 2021 abstract: 502 petaFLOP/s on 3072 GPUs, "52% of theoretical peak".
     # A100 dense BF16/FP16 tensor peak 312 TFLOP/s (NVIDIA A100 datasheet, data/hardware.csv).
     # By hand: 502e3 / 3072 / 312 = 0.5238.
-    from analysis import hardware
+    from analysis.data import hardware
 
     peak = hardware.peak_tflops("A100-80GB", "bf16")
     assert peak == 312
@@ -152,7 +152,7 @@ def test_megatron_1t_mfu_against_a100_peak():
 def test_zero_infinity_mfu_against_v100_peak():
     # Rajbhandari et al. 2021 (ZeRO-Infinity) abstract: over 25 petaflops on 512 V100s, "40% of peak".
     # V100 dense FP16 tensor peak 125 TFLOP/s: 25e3 / 512 / 125 = 0.39, i.e. about 40%.
-    from analysis import hardware
+    from analysis.data import hardware
 
     peak = hardware.peak_tflops("V100", "fp16")
     assert peak == 125
@@ -162,7 +162,7 @@ def test_zero_infinity_mfu_against_v100_peak():
 def test_gpt3_energy_from_sourced_assumptions():
     # Patterson et al. 2021, Table 4, entered in data/assumptions.yml with its source:
     # 10,000 V100 × 14.8 days × 24 h × 330 W × PUE 1.10 = 1,289 MWh against the published 1,287 MWh.
-    from analysis import assumptions as a
+    from analysis.data import assumptions as a
 
     kwh = m.energy_kwh(
         m.gpu_hours(a.get("patterson2021_gpt3_num_v100"), a.get("patterson2021_gpt3_training_days")),
@@ -176,6 +176,6 @@ def test_gpt3_energy_from_sourced_assumptions():
 
 def test_gpt3_compute_against_patterson():
     # Patterson et al. 2021 Table 4 gives 3.14e23 FLOP for GPT-3 (175B parameters, 300B tokens).
-    from analysis import assumptions as a
+    from analysis.data import assumptions as a
 
     assert m.training_flops_6nd(175e9, 300e9) == pytest.approx(a.get("patterson2021_gpt3_total_flop"), rel=0.01)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import models, nas
+from analysis import models
+from analysis.themes import nas
 
 
 def test_hat_search_from_reduction_factor():

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from analysis import neural_graphics as ng
+from analysis.themes import neural_graphics as ng
 
 
 def test_instant_ngp_mlp_macs() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis import models
-from analysis import quantization as q
+from analysis.themes import quantization as q
 
 # A100 SXM4 80 GB: 312 TFLOP/s FP16 dense, 2.039 TB/s (NVIDIA A100 datasheet) → ridge 153.0 FLOP/byte.
 A100 = {"mem_bw_tbps": 2.039, "peak_tflops": 312.0}

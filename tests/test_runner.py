@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import NB_FRONT_MATTER, PY, ROOT, make
 
-from analysis import runner
+from analysis.book import runner
 
 NB = NB_FRONT_MATTER + """
 # Test notebook
@@ -92,7 +92,7 @@ def test_every_notebook_declares_valid_parameters():
 
 def test_parameter_defaults_match_their_named_assumption():
     """A parameter whose source is `assumptions.yml NAME` must default to that entry's value."""
-    from analysis import assumptions
+    from analysis.data import assumptions
 
     checked = 0
     for md in sorted((ROOT / "analysis" / "notebooks").glob("*.md")):
@@ -108,7 +108,7 @@ def test_parameter_defaults_match_their_named_claim():
     """A parameter whose source names a claim (`claims.csv ID`) must default to that claim's value."""
     import re
 
-    from analysis import claims
+    from analysis.data import claims
 
     ledger = claims.load().set_index("claim_id")
     checked = 0
@@ -126,12 +126,13 @@ def test_package_modules_follow_imports_transitively(tmp_path: Path):
     md.write_text(NB_FRONT_MATTER + """
 ```{code-cell} ipython3
 %matplotlib inline
-from analysis import figures
+from analysis.book import figures
 ```
 
 ```{code-cell} ipython3
 def later():
-    import analysis.serving as s
+    import analysis.themes.serving as s
+
     return s
 ```
 """)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis import models
-from analysis import scaling as s
+from analysis.themes import scaling as s
 
 
 def test_pf_day():

@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import serving
 from analysis.models import ModelError
+from analysis.themes import serving
 
 
 def test_kv_bytes_per_token_yi34b():
@@ -119,7 +119,7 @@ def test_models_file_loads_and_is_consistent():
 
 
 def test_bad_models_file_names_row_and_column(tmp_path):
-    from analysis.paths import DATA, DataError
+    from analysis.data.paths import DATA, DataError
 
     src = (DATA / "serving-models.csv").read_text(encoding="utf-8").splitlines()
     # Row 2 (LLaMA-2-7B, multi-head attention) made to claim 8 KV heads for its 32 heads.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pybtex.plugin
 import pytest
 
-from analysis import sphinx_speedups
+from analysis.book import sphinx_speedups
 
 
 def test_lookups_are_memoised_and_still_correct(monkeypatch: pytest.MonkeyPatch):

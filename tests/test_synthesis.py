@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import synthesis as s
+from analysis.themes import synthesis as s
 
 
 def test_geometric_mean():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from analysis import training_at_scale as t
+from analysis.themes import training_at_scale as t
 
 
 def test_megatron_aggregate_to_per_gpu():
@@ -120,8 +120,8 @@ def test_runs_file_validates():
 def test_runs_file_bad_row_named(tmp_path, monkeypatch):
     import pandas as pd
 
-    from analysis import paths
-    from analysis.paths import DataError
+    from analysis.data import paths
+    from analysis.data.paths import DataError
 
     src = paths.DATA / t.RUNS_FILE
     bad = pd.read_csv(src, dtype=str, keep_default_na=False)

@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from analysis import trends
-from analysis.models import ModelError
+from analysis.models import ModelError, trends
 
 
 def test_exact_two_point_growth() -> None:

@@ -1,0 +1,131 @@
+"""references.bib, generated from the paper table (`python -m analysis bib`).
+
+Each paper row becomes one BibTeX entry; `yearsuffix` tells apart papers whose author–year label
+would repeat, computed with the label rendering of the Sphinx extension (analysis/book/bibstyle.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.data import papers
+from analysis.data.papers import LATEX_SPECIALS, author_names, short_name
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX special characters (non-ASCII letters are kept as UTF-8)."""
+    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def label_author(authors: str | None, key: str) -> str:
+    """The author part of an author–year label, as sphinxcontrib-bibtex renders it (plain text).
+
+    One author: "Family"; two: "A and B"; three or more: "A et al."; none: the `key` field.
+    """
+    from analysis.book.bibstyle import author_label_text
+
+    return author_label_text(authors, key)
+
+
+def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
+    """citekey -> "a", "b", ... for entries whose author–year label would otherwise repeat.
+
+    Within a group the order is the bibliography's (authors, year, title).
+    """
+    labels = {r["citekey"]: (label_author(author_names(r), short_name(r)), r["year"]) for _, r in df.iterrows()}
+    groups: dict[tuple[str, object], list[pd.Series]] = {}
+    for _, r in df.iterrows():
+        groups.setdefault(labels[r["citekey"]], []).append(r)
+    from pybtex.bibtex.utils import split_name_list
+    from pybtex.database import Entry, Person
+
+    from analysis.book.bibstyle import sorting_key
+
+    def order(r: pd.Series) -> tuple:
+        names = author_names(r)
+        persons = {"author": [Person(s) for s in split_name_list(names)]} if names else {}
+        fields = {"year": str(r["year"]), "title": "{" + latex_escape(str(r["title"])) + "}"}
+        return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
+
+    out: dict[str, str] = {}
+    for rows in groups.values():
+        if len(rows) > 1:
+            rows.sort(key=order)
+            for i, r in enumerate(rows):
+                out[r["citekey"]] = "abcdefghijklmnopqrstuvwxyz"[i]
+    return out
+
+
+def _later_version_note(row: pd.Series) -> str | None:
+    """For an arXiv version cited while a published version exists."""
+    if row["cited_version"] != "preprint" or row["venue_kind"] == "preprint":
+        return None
+    shown = pd.notna(row["venue_year"]) and str(int(row["venue_year"])) not in str(row["venue"])
+    year = f" ({int(row['venue_year'])})" if shown else ""
+    return f"A later version appeared in {latex_escape(str(row['venue']))}{year}"
+
+
+def bib_entry(row: pd.Series, suffix: str = "") -> str:
+    """One BibTeX entry for a paper row.
+
+    The entry type follows the version cited: @inproceedings (booktitle) for a conference or
+    workshop, @article (journal) for a journal, @misc with eprint/archivePrefix for an arXiv
+    version. `year` is the year of the version whose abstract we read (see chapters/corpus.md);
+    `yearsuffix` tells apart entries whose author–year label would repeat.
+    """
+    key = row["citekey"]
+    fields: list[tuple[str, str]] = []
+    names = author_names(row)
+    if names:
+        fields.append(("author", names))
+    else:
+        # no confirmed authors: no placeholder person; the label uses the paper's short name
+        fields.append(("key", latex_escape(short_name(row))))
+    title = row["title"] if pd.notna(row["title"]) else None
+    fields.append(("title", f"{{{latex_escape(title)}}}" if title else
+                   f"{{Unidentified paper ({latex_escape(str(row['subtopic']))})}}"))
+    published = row["cited_version"] == "published" and names is not None
+    kind = "misc"
+    if published and row["venue_kind"] in ("conference", "workshop"):
+        kind = "inproceedings"
+        fields.append(("booktitle", latex_escape(str(row["venue"]))))
+    elif published and row["venue_kind"] == "journal":
+        kind = "article"
+        fields.append(("journal", latex_escape(str(row["venue"]))))
+    if pd.notna(row["year"]):
+        fields.append(("year", str(int(row["year"]))))
+    if suffix:
+        fields.append(("yearsuffix", suffix))
+    arxiv = row["arxiv_id"] if pd.notna(row["arxiv_id"]) else None
+    if arxiv:
+        fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
+    if pd.notna(row["doi"]):
+        fields.append(("doi", row["doi"]))
+    if pd.notna(row["url"]):
+        fields.append(("url", row["url"]))
+    notes = []
+    if names is None:
+        notes.append("Author list not confirmed")
+    if (published and pd.notna(row["venue_year"]) and pd.notna(row["year"])
+            and int(row["venue_year"]) != int(row["year"])):
+        notes.append(f"Year of the arXiv version read; published {int(row['venue_year'])}")
+    later = _later_version_note(row)
+    if later:
+        notes.append(later)
+    if notes:
+        fields.append(("note", ". ".join(notes)))
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
+    return f"@{kind}{{{key},\n{body}\n}}\n"
+
+
+def write_bib(path: Path) -> None:
+    """Write references.bib from the paper table (only if its content changed)."""
+    df = papers.load().sort_values("citekey")
+    suffixes = year_suffixes(df)
+    text = "% Generated from data/papers.csv by `python -m analysis bib`. Do not edit.\n\n"
+    text += "\n".join(bib_entry(r, suffixes.get(r["citekey"], "")) for _, r in df.iterrows())
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)

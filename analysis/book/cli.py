@@ -1,0 +1,146 @@
+"""The command line, `python -m analysis COMMAND ...` (analysis/__main__.py calls :func:`main`).
+
+  validate                      check every file in data/ against its schema
+  ingest [--seeds DIR]          read the seed files: record→paper map and near-duplicate report in _build/corpus/
+  params NOTEBOOK               list a notebook's parameters (type, default, unit, range, source)
+  run NOTEBOOK [-p NAME VALUE] [--pairs "NAME=VALUE ..."]
+                                run one notebook with overrides into runs/<date>-<notebook>/
+  run --from-env                the same, notebook and pairs from $ANALYSIS_RUN_NOTEBOOK and
+                                $ANALYSIS_RUN_PARAMS (what `make run NB=… PARAMS=…` passes: data, never shell)
+  execute SRC.md OUT.ipynb      (build) execute a notebook into the book's build folder
+          [--figures DIR] [--outputs DIR] [--deps FILE]
+  figures [--style talk]        render every figure again in a style, into _build/<style>-figures/
+  html                          (build) stage and build the HTML strictly
+  bib                           (build) write references.bib from data/papers.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from analysis.data.paths import BUILD, ROOT, STAGE, DataError
+
+
+def data_owners() -> list[Any]:
+    """The packages whose modules declare the data files they own (DATA_FILES): the themes and
+    the audit. Validation (analysis.data) cannot import them itself."""
+    import analysis.audit
+    import analysis.themes
+
+    return [analysis.themes, analysis.audit]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(prog="python -m analysis", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("validate")
+    g = sub.add_parser("ingest")
+    g.add_argument("--seeds", type=Path, default=None)
+    g.add_argument("--out", type=Path, default=BUILD / "corpus")
+    p = sub.add_parser("params")
+    p.add_argument("notebook", nargs="?")
+    p.add_argument("--from-env", action="store_true", help="the notebook from $ANALYSIS_RUN_NOTEBOOK")
+    r = sub.add_parser("run")
+    r.add_argument("notebook", nargs="?")
+    r.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    r.add_argument("--pairs", default="", help='overrides as one text: NAME=VALUE pairs separated by spaces')
+    r.add_argument("--from-env", action="store_true",
+                   help="notebook and pairs from $ANALYSIS_RUN_NOTEBOOK and $ANALYSIS_RUN_PARAMS")
+    r.add_argument("--out", type=Path, default=None, help="output folder (default runs/<timestamp>-<notebook>)")
+    e = sub.add_parser("execute")
+    e.add_argument("src", type=Path)
+    e.add_argument("out", type=Path)
+    e.add_argument("--figures", type=Path, default=STAGE / "figures")
+    e.add_argument("--outputs", type=Path, default=STAGE / "outputs")
+    e.add_argument("--deps", type=Path, default=None, help="make rule of the data files read "
+                   "(default _build/deps/<notebook>.d)")
+    f = sub.add_parser("figures")
+    f.add_argument("--style", default="talk")
+    f.add_argument("--style-from-env", action="store_true", help="the style from $ANALYSIS_FIGURE_STYLE")
+    f.add_argument("--out", type=Path, default=None)
+    f.add_argument("--jobs", type=int, default=0)
+    sub.add_parser("html")
+    sub.add_parser("bib")
+    args = ap.parse_args(args_in)
+
+    from analysis.book import interrupt, runner
+
+    interrupt.install()
+    try:
+        if args.cmd == "validate":
+            from analysis.data import validate
+
+            for line in validate.validate_all(data_owners()):
+                print(line)
+        elif args.cmd == "ingest":
+            from analysis.data import corpus
+
+            for line in corpus.ingest(args.seeds, args.out):
+                print(line)
+        elif args.cmd == "params":
+            name = os.environ.get("ANALYSIS_RUN_NOTEBOOK", "") if args.from_env else args.notebook
+            if not name:
+                raise runner.ParameterError("name the notebook: make params NB=<name>")
+            md = runner.notebook_path(name)
+            print(f"{'name':<26} {'type':<6} {'default':<14} {'unit':<18} {'range':<34} source")
+            for prm in runner.parameters(md).values():
+                print(f"{prm.name:<26} {prm.type:<6} {prm.default!s:<14} {prm.unit:<18} {prm.range:<34} {prm.source}")
+        elif args.cmd == "run":
+            name, pairs = args.notebook, args.pairs
+            if args.from_env:
+                name = os.environ.get("ANALYSIS_RUN_NOTEBOOK", "")
+                pairs = os.environ.get("ANALYSIS_RUN_PARAMS", "")
+            if not name:
+                raise runner.ParameterError("name the notebook: make run NB=<name> (make params NB=<name> lists "
+                                            "its parameters)")
+            md = runner.notebook_path(name)
+            overrides = runner.parse_pairs(pairs)
+            for key, value in args.param:
+                if key in overrides:
+                    raise runner.ParameterError(f"parameter {key!r} is given twice")
+                overrides[key] = value
+            overrides = runner.check_overrides(md, overrides)
+            stamp = dt.datetime.now().strftime("%Y-%m-%dT%H%M%S")
+            out = args.out or ROOT / "runs" / f"{stamp}-{md.stem}"
+            runner.run_into(md, out, overrides)
+            print(f"wrote {out}")
+        elif args.cmd == "execute":
+            name = args.src.stem
+            started = time.monotonic()
+            runner.execute(args.src, args.out, figures=args.figures, outputs=args.outputs,
+                           deps=args.deps or BUILD / "deps" / f"{name}.d")
+            print(f"executed {args.src} -> {args.out} ({time.monotonic() - started:.1f} s)")
+        elif args.cmd == "figures":
+            from analysis.book import restyle
+
+            style = os.environ.get("ANALYSIS_FIGURE_STYLE", "") if args.style_from_env else args.style
+            out = restyle.render_all(style, args.out, args.jobs or None)
+            print(f"wrote {args.style} figures to {out}")
+        elif args.cmd == "html":
+            from analysis.book import build
+
+            return build.build_html()
+        elif args.cmd == "bib":
+            from analysis.book import bibliography
+
+            bibliography.write_bib(ROOT / "references.bib")
+    except (DataError, runner.ParameterError, runner.NotebookError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        why = interrupt.reason or (f"received {exc}" if str(exc) else "received SIGINT")
+        print(f"interrupted: {why}; python -m analysis {args.cmd} stopped and cleaned up", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""The book's one figure style, its palette, and deterministic figure files.
+
+Every figure is made with :func:`new` and saved with :func:`save`, which writes
+``<id>.svg``, ``<id>.png`` (300 dpi) and ``<id>.pdf`` plus ``<id>.json`` (the
+figure's registry entry: title, caption, alt text, sources, notebook, parameters,
+data files) into :func:`analysis.paths.figures_dir`. Files are byte-reproducible:
+fixed ``svg.hashsalt``, no dates or software tags in the metadata.
+
+Set ``ANALYSIS_STYLE=talk`` to render the same figures for slides (16:9, larger
+type, thicker lines, same palette).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from analysis.data.markup import md_text  # noqa: E402
+from analysis.data.paths import figures_dir  # noqa: E402
+
+FIG_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# Paul Tol's colour-blind-safe "muted" scheme plus two of his "vibrant" colours and grey.
+PALETTE: list[str] = [
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
+    "#CC6677", "#882255", "#AA4499", "#EE7733", "#0077BB", "#BBBBBB",
+]
+
+# One colour per theme, used in every figure. Keys are the ids of data/themes.yml.
+THEME_COLOURS: dict[str, str] = {
+    "gpu-kernels": "#332288",
+    "quantization": "#88CCEE",
+    "accelerators": "#44AA99",
+    "serving": "#117733",
+    "training-at-scale": "#999933",
+    "neural-graphics": "#DDCC77",
+    "nas": "#CC6677",
+    "sustainability": "#882255",
+    "scaling": "#AA4499",
+    "generative": "#EE7733",
+    "budget-training": "#0077BB",
+    "beyond-ml": "#BBBBBB",
+}
+
+STYLES: dict[str, dict[str, Any]] = {
+    "book": {"figsize": (8.0, 4.8), "font": 11, "line": 1.8, "marker": 6},
+    "talk": {"figsize": (13.333, 7.5), "font": 20, "line": 3.2, "marker": 11},
+}
+
+
+def style_name() -> str:
+    name = os.environ.get("ANALYSIS_STYLE", "book")
+    if name not in STYLES:
+        raise ValueError(f"ANALYSIS_STYLE={name!r}: expected one of {sorted(STYLES)}")
+    return name
+
+
+def use_style() -> None:
+    """Apply the book style (or the talk style) to matplotlib and seaborn."""
+    s = STYLES[style_name()]
+    sns.set_theme(style="whitegrid", palette=PALETTE, font="DejaVu Sans")
+    plt.rcParams["font.sans-serif"] = ["DejaVu Sans", "Bitstream Vera Sans", "Arial", "Helvetica", "sans-serif"]
+    plt.rcParams.update(
+        {
+            "figure.figsize": s["figsize"],
+            "font.size": s["font"],
+            "axes.titlesize": s["font"] + 1,
+            "axes.labelsize": s["font"],
+            "xtick.labelsize": s["font"],
+            "ytick.labelsize": s["font"],
+            "legend.fontsize": s["font"] - 0.5 if s["font"] > 11 else s["font"],
+            "legend.title_fontsize": s["font"],
+            "lines.linewidth": s["line"],
+            "lines.markersize": s["marker"],
+            "svg.hashsalt": "ml-hardware-review",
+            "svg.fonttype": "none",  # text stays text: small files, selectable and editable in slides
+            "pdf.fonttype": 42,
+            "savefig.bbox": "tight",
+            "figure.dpi": 100,
+        }
+    )
+
+
+def new(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[plt.Figure, Any]:
+    """A figure in the current style. A `figsize` applies to the book style only: the talk
+    style is always 16:9 at slide size."""
+    use_style()
+    size = kw.pop("figsize", STYLES["book"]["figsize"])
+    if style_name() != "book":
+        size = STYLES[style_name()]["figsize"]
+    return plt.subplots(nrows, ncols, figsize=size, **kw)
+
+
+def save(
+    fig: plt.Figure,
+    fig_id: str,
+    *,
+    title: str,
+    caption: str,
+    alt: str,
+    chapter: str,
+    sources: Sequence[str] = (),
+    data_files: Sequence[str] = (),
+    source_note: str = "",
+) -> Path:
+    """Write the figure as SVG, PNG (300 dpi) and PDF plus its registry entry. Returns the SVG path.
+
+    `sources` are citekeys of the papers the data came from; `data_files` are the
+    files of data/ it read; `source_note` names non-paper sources (datasheets, Epoch AI).
+    In a notebook the saved SVG is shown where it is saved (see :func:`show`).
+    """
+    if not FIG_ID.match(fig_id):
+        raise ValueError(f"figure id {fig_id!r}: use lowercase words joined by '-'")
+    for field, value in (("title", title), ("caption", caption), ("alt", alt)):
+        if not value.strip():
+            raise ValueError(f"figure {fig_id}: {field} is empty")
+    if not sources and not source_note:
+        raise ValueError(f"figure {fig_id}: give its sources (citekeys or a source_note)")
+    out = figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    svg = out / f"{fig_id}.svg"
+    fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    fig.savefig(out / f"{fig_id}.png", format="png", dpi=300, metadata={"Software": None})
+    fig.savefig(
+        out / f"{fig_id}.pdf",
+        format="pdf",
+        metadata={"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None},
+    )
+    # the gallery thumbnail is made here, in parallel with the other notebooks
+    thumbnail(out / f"{fig_id}.png", out / "thumbs" / f"{fig_id}.png")
+    entry = {
+        "id": fig_id,
+        "title": title,
+        "caption": caption,
+        "alt": alt,
+        "chapter": chapter,
+        "sources": list(sources),
+        "source_note": source_note,
+        "data_files": sorted(set(data_files)),
+        "notebook": os.environ.get("ANALYSIS_NOTEBOOK", ""),
+        "parameters": json.loads(os.environ.get("ANALYSIS_PARAMETERS", "{}")),
+        "style": style_name(),
+    }
+    (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    show(svg, fig_id, title, alt)
+    return svg
+
+
+def show(svg: Path, fig_id: str, title: str, alt: str) -> None:
+    """Show a saved figure in the running notebook: the SVG file with its alt text, id and title.
+
+    The image is referenced relative to the executed notebook ($ANALYSIS_NOTEBOOK_DIR, set by
+    the runner), so the output names no machine-specific path. Outside IPython: nothing.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    base = os.environ.get("ANALYSIS_NOTEBOOK_DIR")
+    src = os.path.relpath(svg, base) if base else svg.as_posix()
+    # alt text is rendered as a plain attribute value (escapes would be dropped from it): only the
+    # characters that could end the image syntax or open markup are replaced
+    text = re.sub(r"[\[\]<>`\\\s]+", " ", alt).strip()
+    markdown = f"![{text}]({src})\n\nFigure `{fig_id}`: {md_text(title)}"
+    display({"text/markdown": markdown, "text/plain": f"figure {fig_id}: {title}"}, raw=True)
+
+
+THUMB_WIDTH_PX = 360
+
+
+def thumbnail(png: Path, out: Path) -> None:
+    """A small PNG of a figure for the gallery (keeps the page light); rewritten only if changed."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        h = round(im.height * THUMB_WIDTH_PX / im.width)
+        small = im.convert("RGB").resize((THUMB_WIDTH_PX, h), Image.Resampling.LANCZOS)
+        # 64 colours are plenty for a flat chart and keep the gallery page light
+        small = small.quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.png")
+    small.save(tmp, format="PNG", optimize=True)
+    if out.exists() and out.read_bytes() == tmp.read_bytes():
+        tmp.unlink()
+    else:
+        tmp.replace(out)
+
+
+def registry(folder: Path | None = None) -> list[dict[str, Any]]:
+    """All figure registry entries in `folder` (default: the figures folder), sorted by id."""
+    folder = folder or figures_dir()
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
+
+def wrap_ticklabels(ax: Any, axis: str = "y", width: int = 28) -> None:
+    """Wrap the current tick labels of `axis` ("x" or "y") onto lines of at most `width` characters,
+    so long category names keep a figure readable at page width."""
+    import textwrap
+
+    labels = ax.get_yticklabels() if axis == "y" else ax.get_xticklabels()
+    ticks = ax.get_yticks() if axis == "y" else ax.get_xticks()
+    wrapped = ["\n".join(textwrap.wrap(t.get_text(), width)) or t.get_text() for t in labels]
+    (ax.set_yticks if axis == "y" else ax.set_xticks)(ticks, wrapped)

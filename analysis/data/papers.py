@@ -1,0 +1,76 @@
+"""The paper table (data/papers.csv), the taxonomy (data/themes.yml) and references.bib."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import pandas as pd
+
+from analysis.data import schemas
+from analysis.data.paths import DATA, DataError
+from analysis.data.tables import fail_rows, read_csv, read_yaml
+
+
+@lru_cache(maxsize=1)
+def themes() -> pd.DataFrame:
+    """The taxonomy: id, title, chapter, scope (in book order)."""
+    raw: Any = read_yaml("themes.yml")
+    rows = raw.get("themes") if isinstance(raw, dict) else None
+    if not isinstance(rows, list):
+        raise DataError(f"{DATA / 'themes.yml'}: expected a top-level 'themes' list")
+    for i, row in enumerate(rows, 1):
+        for key in ("id", "title", "chapter", "scope"):
+            if not isinstance(row, dict) or not row.get(key):
+                raise DataError(f"{DATA / 'themes.yml'}: theme {i}, field {key}: missing")
+    df = pd.DataFrame(rows)
+    dup = df["id"].duplicated()
+    if dup.any():
+        raise DataError(f"{DATA / 'themes.yml'}: duplicated theme id {df['id'][dup].iloc[0]!r}")
+    return df
+
+
+@lru_cache(maxsize=1)
+def _load() -> pd.DataFrame:
+    from analysis.data import hardware
+
+    path = DATA / "papers.csv"
+    df = read_csv("papers.csv", schemas.PAPERS)
+    ids = set(themes()["id"])
+    fail_rows(path, df, ~df["theme"].isin(ids), "theme", "unknown theme (see data/themes.yml)")
+    sec = df["secondary_theme"]
+    fail_rows(path, df, sec.notna() & ~sec.isin(ids), "secondary_theme", "unknown theme")
+    hardware.check_names(path, df)
+    kind = df["venue_kind"]
+    fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue",
+              f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
+    fail_rows(path, df, (kind == "preprint") & df["venue"].notna(), "venue_kind", "preprint, but a venue is given")
+    fail_rows(path, df, (df["cited_version"] == "preprint") & df["arxiv_id"].isna(), "cited_version",
+              "preprint cited but no arxiv_id")
+    fail_rows(path, df, (df["cited_version"] == "published") & (kind == "preprint"), "cited_version",
+              "published version cited but venue_kind is preprint")
+    return df
+
+
+def load() -> pd.DataFrame:
+    """The paper table (a copy)."""
+    return _load().copy()
+
+
+LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def author_names(row: pd.Series) -> str | None:
+    """The author field: already in BibTeX form; only LaTeX specials other than braces are escaped."""
+    if pd.isna(row["authors"]):
+        return None
+    return "".join(LATEX_SPECIALS.get(ch, ch) if ch not in "{}" else ch for ch in row["authors"])
+
+
+def short_name(row: pd.Series) -> str:
+    """What labels an entry without confirmed authors: the system name, else the title's first words."""
+    if pd.notna(row["system_name"]):
+        return str(row["system_name"])
+    title = str(row["title"]) if pd.notna(row["title"]) else str(row["citekey"])
+    return title.split(":")[0]

@@ -1,0 +1,86 @@
+"""Validate every file in data/ (schemas and cross-file references).
+
+The core files are listed in CHECKS. A module of a theme or of the audit that owns another
+data file declares it with a module-level ``DATA_FILES = {"name.csv": loader}``, where the
+loader validates the file and returns a one-line description; the command line passes those
+packages to :func:`all_checks` (this layer imports nothing above it). Every file in data/ must
+be covered by one of the two.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable, Iterator
+from types import ModuleType
+
+from analysis.data.paths import DATA, DataError
+
+
+def _hardware() -> str:
+    from analysis.data import hardware
+
+    return f"{len(hardware.load())} accelerators"
+
+
+def _themes() -> str:
+    from analysis.data import papers
+
+    return f"{len(papers.themes())} themes"
+
+
+def _papers() -> str:
+    from analysis.data import papers
+
+    return f"{len(papers.load())} papers"
+
+
+def _assumptions() -> str:
+    from analysis.data import assumptions
+
+    return f"{len(assumptions.load())} assumptions"
+
+
+def _claims() -> str:
+    from analysis.data import claims
+
+    return f"{len(claims.load())} claims; {claims.check_evidence()}"
+
+
+CHECKS: dict[str, Callable[[], str]] = {
+    "themes.yml": _themes,
+    "hardware.csv": _hardware,
+    "assumptions.yml": _assumptions,
+    "papers.csv": _papers,
+    "claims.csv": _claims,
+}
+
+IGNORED = {"README.md"}
+
+
+def all_checks(packages: Iterable[ModuleType] = ()) -> dict[str, Callable[[], str]]:
+    """CHECKS plus the DATA_FILES that the modules of `packages` declare."""
+    out = dict(CHECKS)
+    for pkg in packages:
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            if info.name.startswith("_"):
+                continue
+            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            for name, fn in getattr(mod, "DATA_FILES", {}).items():
+                if name in out:
+                    raise ValueError(f"data/{name} is declared twice ({mod.__name__})")
+                out[name] = fn
+    return out
+
+
+def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:
+    """Validate every data file (the core ones and those the modules of `packages` declare); raise
+    DataError on the first bad one or an unvalidated file."""
+    checks = all_checks(packages)
+    for name, fn in checks.items():
+        if not (DATA / name).exists():
+            raise DataError(f"{DATA / name}: required data file is missing")
+        yield f"ok  data/{name}: {fn()}"
+    extra = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name not in checks and p.name not in IGNORED)
+    if extra:
+        raise DataError(f"{DATA}: no validation declared for {', '.join(extra)} (add it to DATA_FILES)")

@@ -1,0 +1,224 @@
+"""Training on a budget: GPU-days, their ratios to the baselines the papers compare with, and dollars.
+
+The data are the budgets in ``data/budget-training-budgets.csv``: one row per training run, either
+the cheap run a paper reports (``role = budget``) or the original run it compares with
+(``role = baseline``), grouped by ``case``. A budget is given either as GPUs × days, as GPU-days,
+or, for FuseMix, only as a reduction factor against its baseline (``reduction_x``), from which the
+implied GPU-days follow.
+
+Units: GPU-days are accelerator-days (TPU chips count as accelerators); prices are USD per
+accelerator-hour; peaks are dense TFLOP/s.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import pandera.pandas as pa
+
+from analysis import models
+from analysis.data import hardware
+from analysis.data.paths import DataError
+from analysis.data.tables import fail_rows, read_csv
+
+FILE = "budget-training-budgets.csv"
+ROLES = ["budget", "baseline"]
+HARDWARE_CLASSES = ["datacentre", "workstation", "consumer", "unstated"]
+
+SCHEMA = pa.DataFrameSchema(
+    {
+        "row_id": pa.Column(str, pa.Check.str_matches(r"^[a-z0-9]+(-[a-z0-9]+)*$"), unique=True),
+        "case": pa.Column(str),
+        "citekey": pa.Column(str),
+        "role": pa.Column(str, pa.Check.isin(ROLES)),
+        "model": pa.Column(str),
+        "n_gpus": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "days": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "gpu_days": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "reduction_x": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "hardware_id": pa.Column(str, nullable=True),
+        "hardware_class": pa.Column(str, pa.Check.isin(HARDWARE_CLASSES)),
+        "train_flop": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "quality_metric": pa.Column(str, nullable=True),
+        "quality_value": pa.Column(float, nullable=True, coerce=True),
+        "source": pa.Column(str, pa.Check.str_length(min_value=5)),
+    },
+    strict=True,
+)
+
+
+def load_budgets() -> pd.DataFrame:
+    """The validated budgets table, with a `gpu_days_stated` column (GPUs × days or GPU-days)."""
+    from analysis.data import papers
+
+    df = read_csv(FILE, SCHEMA)
+    path = f"data/{FILE}"
+    keys = set(papers.load()["citekey"])
+    fail_rows(path, df, ~df["citekey"].isin(keys), "citekey", "not a citekey of data/papers.csv")  # type: ignore[arg-type]
+    hw = set(hardware.load().index)
+    fail_rows(path, df, df["hardware_id"].notna() & ~df["hardware_id"].isin(hw), "hardware_id",  # type: ignore[arg-type]
+              "not a hardware_id of data/hardware.csv")
+    has_product = df["n_gpus"].notna() & df["days"].notna()
+    has_budget = has_product | df["gpu_days"].notna() | df["reduction_x"].notna()
+    fail_rows(path, df, ~has_budget, "gpu_days", "give n_gpus and days, gpu_days, or reduction_x")  # type: ignore[arg-type]
+    both = has_product & df["gpu_days"].notna()
+    fail_rows(path, df, both, "gpu_days", "give either n_gpus × days or gpu_days, not both")  # type: ignore[arg-type]
+    df = df.copy()
+    df["gpu_days_stated"] = [
+        gpu_days(r["n_gpus"], r["days"]) if _num(r["n_gpus"]) and _num(r["days"]) else r["gpu_days"]
+        for r in _records(df)
+    ]
+    return df
+
+
+def _describe() -> str:
+    df = load_budgets()
+    return f"{len(df)} training budgets in {df['case'].nunique()} cases"
+
+
+DATA_FILES = {FILE: _describe}
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): v for k, v in r.items()} for r in df.to_dict("records")]
+
+
+def _num(v: Any) -> bool:
+    """True for a number that is not NaN."""
+    return isinstance(v, (int, float)) and not math.isnan(v)
+
+
+# --- pure functions ---------------------------------------------------------------------------
+
+def gpu_days(n_gpus: float, days: float) -> float:
+    """Accelerator-days of a run: number of accelerators × wall-clock days."""
+    if not (n_gpus > 0 and days > 0):
+        raise models.ModelError(f"n_gpus and days must be positive, got {n_gpus!r}, {days!r}")
+    return n_gpus * days
+
+
+def implied_gpu_days(baseline_gpu_days: float, reduction_x: float) -> float:
+    """The GPU-days a run used when it reports `reduction_x`-fold fewer than a baseline."""
+    if not (baseline_gpu_days > 0 and reduction_x > 0):
+        raise models.ModelError("baseline GPU-days and the reduction factor must be positive")
+    return baseline_gpu_days / reduction_x
+
+
+def reduction(baseline: float, budget: float) -> float:
+    """How many times fewer resources the budget run used than the baseline (dimensionless)."""
+    if not (baseline > 0 and budget > 0):
+        raise models.ModelError("baseline and budget must be positive")
+    return baseline / budget
+
+
+def peak_equivalent_gpu_days(gpu_days_: float, peak_tflops: float, ref_peak_tflops: float) -> float:
+    """GPU-days re-expressed as days of a reference accelerator with the same dense peak work.
+
+    gpu_days × peak / ref_peak: a day on an A100 (312 TFLOP/s BF16 dense) counts as 312/125 ≈ 2.5
+    V100-days (125 TFLOP/s FP16). This assumes the same fraction of peak on both, which is the
+    crudest possible normalisation, but a better one than counting a GPU-day as a GPU-day.
+    """
+    if not (gpu_days_ > 0 and peak_tflops > 0 and ref_peak_tflops > 0):
+        raise models.ModelError("GPU-days and peaks must be positive")
+    return gpu_days_ * peak_tflops / ref_peak_tflops
+
+
+def rental_usd(gpu_days_: float, usd_per_gpu_hour: float) -> float:
+    """Cloud rental cost in USD of `gpu_days_` accelerator-days at an hourly price."""
+    return models.rental_cost_usd(gpu_days_ * 24.0, usd_per_gpu_hour)
+
+
+def fraction_of_peak(achieved_tflops: float, peak_tflops: float) -> float:
+    """Achieved throughput as a fraction of the dense peak (no cap at 1: a value above 1 is a finding)."""
+    if not (achieved_tflops >= 0 and peak_tflops > 0):
+        raise models.ModelError("achieved must be >= 0 and peak > 0")
+    return achieved_tflops / peak_tflops
+
+
+def hours_for_tokens(tokens: float, tokens_per_s: float) -> float:
+    """Wall-clock hours to process `tokens` at a steady `tokens_per_s`."""
+    if not (tokens >= 0 and tokens_per_s > 0):
+        raise models.ModelError("tokens must be >= 0 and throughput > 0")
+    return tokens / tokens_per_s / 3600.0
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+def with_implied(df: pd.DataFrame) -> pd.DataFrame:
+    """Add `gpu_days_used`: the stated GPU-days, or those implied by `reduction_x` and the case's
+    baseline when a run states only a reduction factor. `implied` marks the latter."""
+    out = df.copy()
+    used: list[float] = []
+    implied: list[bool] = []
+    for r in _records(out):
+        if _num(r["gpu_days_stated"]):
+            used.append(float(r["gpu_days_stated"]))
+            implied.append(False)
+            continue
+        base = out[(out["case"] == r["case"]) & (out["role"] == "baseline")]["gpu_days_stated"].dropna()
+        if len(base) != 1:
+            raise DataError(f"data/{FILE}: row {r['row_id']}: a reduction factor needs exactly one baseline in "
+                            f"case {r['case']!r}, found {len(base)}")
+        used.append(implied_gpu_days(float(base.iloc[0]), float(r["reduction_x"])))
+        implied.append(True)
+    out["gpu_days_used"] = used
+    out["implied"] = implied
+    return out
+
+
+def pairs(df: pd.DataFrame, precision: str = "fp16") -> pd.DataFrame:
+    """One row per (budget run, baseline of its case): GPU-days on both sides, their ratio, the
+    paper's stated factor, and the ratio after scaling both sides by dense peak (when both
+    accelerators are named and in data/hardware.csv)."""
+    d = with_implied(df)
+    rows = []
+    for case, g in d.groupby("case", sort=False):
+        bases = _records(g[g["role"] == "baseline"])
+        for b in _records(g[g["role"] == "budget"]):
+            for a in bases:
+                ratio = reduction(a["gpu_days_used"], b["gpu_days_used"])
+                peak_ratio = math.nan
+                if isinstance(a["hardware_id"], str) and isinstance(b["hardware_id"], str):
+                    pa_ = _peak(a["hardware_id"], precision)
+                    pb_ = _peak(b["hardware_id"], precision)
+                    peak_ratio = reduction(a["gpu_days_used"] * pa_, b["gpu_days_used"] * pb_)
+                flop_ratio = (reduction(a["train_flop"], b["train_flop"])
+                              if _num(a["train_flop"]) and _num(b["train_flop"]) else math.nan)
+                rows.append({
+                    "case": case, "budget_row": b["row_id"], "budget_model": b["model"],
+                    "budget_citekey": b["citekey"], "baseline_row": a["row_id"], "baseline_model": a["model"],
+                    "budget_gpu_days": b["gpu_days_used"], "baseline_gpu_days": a["gpu_days_used"],
+                    "implied": b["implied"], "ratio_gpu_days": ratio, "ratio_stated": b["reduction_x"],
+                    "ratio_peak_work": peak_ratio, "ratio_flop": flop_ratio,
+                    "budget_quality": b["quality_value"], "baseline_quality": a["quality_value"],
+                    "quality_metric": b["quality_metric"],
+                })
+    return pd.DataFrame(rows)
+
+
+def _peak(hardware_id: str, precision: str) -> float:
+    """Dense peak at `precision`, falling back to BF16 for chips (TPU) that list no FP16 peak."""
+    try:
+        return hardware.peak_tflops(hardware_id, precision)
+    except (KeyError, ValueError, DataError):
+        return hardware.peak_tflops(hardware_id, "bf16")
+
+
+def priced(df: pd.DataFrame, prices: dict[str, float], class_prices: dict[str, float]) -> pd.DataFrame:
+    """USD of every run: at its own accelerator's hourly price when the accelerator is named and
+    `prices` has it (keyed by hardware_id), else at the price for its hardware class."""
+    d = with_implied(df)
+    usd, basis = [], []
+    for r in _records(d):
+        hw = r["hardware_id"]
+        if isinstance(hw, str) and hw in prices:
+            p, how = prices[hw], hw
+        else:
+            p, how = class_prices[str(r["hardware_class"])], f"{r['hardware_class']} class"
+        usd.append(rental_usd(float(r["gpu_days_used"]), p))
+        basis.append(how)
+    d["usd"] = usd
+    d["price_basis"] = basis
+    return d

@@ -1,0 +1,373 @@
+"""Training at scale: utilisation, the memory wall, and the time, energy and cost of training runs.
+
+Pure functions over data/training-at-scale-runs.csv (the corpus's named training runs and
+throughput reports) and the generic cost models of :mod:`analysis.models`. Units are in the
+names: ``_tflops`` = 1e12 FLOP/s per accelerator, ``_gb`` = 1e9 bytes, ``_kwh``, ``_usd``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import pandera.pandas as pa
+
+from analysis import models
+from analysis.data.schemas import CITEKEY, HW_ID, YEAR
+from analysis.data.tables import read_csv
+
+RUNS_FILE = "training-at-scale-runs.csv"
+
+# Megatron-LM eq. (3): 96·B·s·l·h² FLOP per iteration with full activation recomputation,
+# 72·B·s·l·h² without it. A utilisation counted with recomputation ("hardware FLOPs") times
+# 72/96 is the model-FLOPs utilisation of the same run.
+RECOMPUTE_TO_MODEL_FLOPS = 72.0 / 96.0
+
+KINDS = ["throughput", "estimate", "run", "plan", "reference"]
+UTIL_BASES = ["model", "hardware", "unstated", "busy"]
+
+
+def _num(*checks: pa.Check) -> pa.Column:
+    return pa.Column(float, nullable=True, coerce=True, checks=[pa.Check.ge(0), *checks])
+
+
+RUNS_SCHEMA = pa.DataFrameSchema(
+    {
+        "run_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[a-z0-9]+(-[a-z0-9]+)*$")),
+        "run_name": pa.Column(str),
+        "citekey": pa.Column(str, nullable=True, checks=pa.Check.str_matches(CITEKEY)),
+        "year": pa.Column("Int64", coerce=True, checks=YEAR),
+        "kind": pa.Column(str, checks=pa.Check.isin(KINDS)),
+        "params_b": _num(),
+        "tokens_b": _num(),
+        "hardware_stated": pa.Column(str),
+        "hardware_id": pa.Column(str, nullable=True, checks=pa.Check.str_matches(HW_ID)),
+        "n_gpus": _num(),
+        "precision": pa.Column(str, nullable=True, checks=pa.Check.isin(["fp32", "tf32", "bf16", "fp16", "fp8"])),
+        "reported_pflops": _num(),
+        "reported_tflops_per_gpu": _num(),
+        "reported_util_low_pct": _num(pa.Check.le(100)),
+        "reported_util_high_pct": _num(pa.Check.le(100)),
+        "util_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(UTIL_BASES)),
+        "reported_hours": _num(),
+        "reported_gpu_hours": _num(),
+        "source": pa.Column(str, checks=pa.Check.str_length(min_value=10)),
+        "notes": pa.Column(str, nullable=True),
+    },
+    strict=True,
+    ordered=True,
+)
+
+
+def load_runs() -> pd.DataFrame:
+    """The runs table, validated: schema, known citekeys and hardware ids, low <= high."""
+    from analysis.data import hardware, papers
+    from analysis.data.paths import data_file
+    from analysis.data.tables import fail_rows
+
+    df = read_csv(RUNS_FILE, RUNS_SCHEMA)
+    path = data_file(RUNS_FILE)
+    known = set(papers.load()["citekey"])
+    fail_rows(path, df, df["citekey"].notna() & ~df["citekey"].isin(known), "citekey", "not in data/papers.csv")
+    hw = set(hardware.load()["hardware_id"])
+    fail_rows(path, df, df["hardware_id"].notna() & ~df["hardware_id"].isin(hw), "hardware_id",
+              "not in data/hardware.csv")
+    both = df["reported_util_low_pct"].notna() & df["reported_util_high_pct"].notna()
+    fail_rows(path, df, both & (df["reported_util_low_pct"] > df["reported_util_high_pct"]),
+              "reported_util_low_pct", "exceeds reported_util_high_pct")
+    fail_rows(path, df, df["citekey"].isna() & (df["kind"] != "reference"), "citekey",
+              "only rows of kind 'reference' may lack a corpus citekey")
+    return df
+
+
+def _describe_runs() -> str:
+    df = load_runs()
+    return f"{len(df)} training runs and throughput reports from {df['citekey'].nunique()} papers"
+
+
+DATA_FILES = {RUNS_FILE: _describe_runs}
+
+
+# --- utilisation ----------------------------------------------------------------------------
+
+def achieved_tflops_per_gpu(reported_pflops: float | None, n_gpus: float | None,
+                            reported_tflops_per_gpu: float | None) -> float:
+    """Achieved TFLOP/s per accelerator: the per-GPU figure if given, else aggregate PFLOP/s / GPUs.
+
+    Returns NaN when neither can be formed.
+    """
+    if reported_tflops_per_gpu is not None and not _isnan(reported_tflops_per_gpu):
+        return float(reported_tflops_per_gpu)
+    if (reported_pflops is not None and not _isnan(reported_pflops)
+            and n_gpus is not None and not _isnan(n_gpus) and n_gpus > 0):
+        return float(reported_pflops) * 1e3 / float(n_gpus)
+    return math.nan
+
+
+def _isnan(x: Any) -> bool:
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def to_model_flops(utilisation: float, basis: str) -> float:
+    """Turn a reported utilisation into model-FLOPs utilisation (MFU), both as fractions.
+
+    `basis` "hardware" means the FLOP count included recomputation (Megatron-LM eq. 3), so the
+    MFU is 72/96 of it; "model" and "unstated" are returned unchanged; "busy" (accelerator
+    busy time) has no FLOP meaning and gives NaN.
+    """
+    if basis not in UTIL_BASES:
+        raise ValueError(f"unknown utilisation basis {basis!r}; use one of {UTIL_BASES}")
+    if basis == "hardware":
+        return utilisation * RECOMPUTE_TO_MODEL_FLOPS
+    if basis == "busy":
+        return math.nan
+    return utilisation
+
+
+def flag(utilisation: float, plausible_max: float, basis: str = "unstated") -> str:
+    """Plausibility of a utilisation (fraction of peak): 'exceeds peak', 'above plausible', 'not FLOP-based' or ''."""
+    if basis == "busy":
+        return "not FLOP-based"
+    if _isnan(utilisation):
+        return ""
+    if utilisation > 1.0:
+        return "exceeds peak"
+    if utilisation > plausible_max:
+        return "above plausible"
+    return ""
+
+
+def mfu_table(runs: pd.DataFrame, plausible_max: float) -> pd.DataFrame:
+    """One row per throughput report: achieved TFLOP/s, peak, utilisation as reported and as MFU, flag.
+
+    Rows of kind 'plan' are skipped (they restate a throughput reported in another row).
+    """
+    from analysis.data import hardware
+
+    out = []
+    for r in runs[runs["kind"] != "plan"].to_dict("records"):
+        has_util = not _isnan(r["reported_util_low_pct"])
+        ach = achieved_tflops_per_gpu(r["reported_pflops"], r["n_gpus"], r["reported_tflops_per_gpu"])
+        if _isnan(ach) and not has_util:
+            continue
+        basis = r["util_basis"] if isinstance(r["util_basis"], str) else "unstated"
+        peak = math.nan
+        if isinstance(r["hardware_id"], str) and isinstance(r["precision"], str):
+            peak = hardware.peak_tflops(r["hardware_id"], r["precision"])
+        computed = ach / peak if not _isnan(ach) and not _isnan(peak) else math.nan
+        lo = r["reported_util_low_pct"] / 100 if has_util else computed
+        hi = r["reported_util_high_pct"] / 100 if has_util else computed
+        util = computed if not _isnan(computed) else (lo + hi) / 2
+        out.append({
+            "run_id": r["run_id"], "run": r["run_name"],
+            "citekey": r["citekey"] if isinstance(r["citekey"], str) else "",
+            "year": int(r["year"]), "kind": r["kind"],
+            "hardware": r["hardware_id"] if isinstance(r["hardware_id"], str) else r["hardware_stated"],
+            "n_gpus": r["n_gpus"], "precision": r["precision"] if isinstance(r["precision"], str) else "",
+            "achieved_tflops_per_gpu": ach, "peak_tflops": peak,
+            "util_reported_low": lo, "util_reported_high": hi, "util_computed": computed, "basis": basis,
+            "mfu": to_model_flops(util, basis),
+            "mfu_low": to_model_flops(lo, basis), "mfu_high": to_model_flops(hi, basis),
+            "flag": flag(max(util, hi) if not _isnan(hi) else util, plausible_max, basis),
+            "source": r["source"],
+        })
+    return pd.DataFrame(out)
+
+
+# --- the memory wall --------------------------------------------------------------------------
+
+def offload_gpu_bytes_per_param(mode: str, weight_bytes: float = 2.0) -> float:
+    """Model-state bytes per parameter that stay on the GPU under an offload strategy.
+
+    "none": all 16 bytes of mixed-precision Adam (Rajbhandari et al. 2020);
+    "optimizer" (ZeRO-Offload): the 16-bit weights stay, gradients and FP32 optimizer states
+    move to the host (2 bytes);
+    "all" (ZeRO-Infinity, Fuyou): every state lives in host memory or NVMe and is streamed
+    in per layer, so the resident share per parameter tends to zero (0 bytes).
+    """
+    if mode == "none":
+        return models.training_bytes_per_param(0)
+    if mode == "optimizer":
+        return weight_bytes
+    if mode == "all":
+        return 0.0
+    raise ValueError(f"unknown offload mode {mode!r}; use none, optimizer or all")
+
+
+def min_gpus_to_fit(params: float, memory_gb: float, zero_stage: int, usable_fraction: float = 1.0,
+                    weight_bytes: float = 2.0, grad_bytes: float = 2.0, optimizer_bytes: float = 12.0) -> float:
+    """Fewest GPUs whose memory holds the model states of `params` under ZeRO stage 0-3.
+
+    Per-GPU bytes are (replicated part) + (sharded part)/n; solve for the smallest integer n.
+    Stage 0 shards nothing (pure data parallelism), stage 3 shards everything. Returns
+    ``math.inf`` when the replicated part alone exceeds one GPU. Activations are not counted.
+    """
+    models.require_positive(params=params, memory_gb=memory_gb, usable_fraction=usable_fraction)
+    if zero_stage not in (0, 1, 2, 3):
+        raise models.ModelError(f"zero_stage must be 0, 1, 2 or 3, got {zero_stage!r}")
+    parts = [weight_bytes, grad_bytes, optimizer_bytes]  # weights, gradients, optimizer
+    sharded_from = {0: 3, 1: 2, 2: 1, 3: 0}[zero_stage]  # index of the first sharded part
+    replicated = sum(parts[:sharded_from]) * params
+    sharded = sum(parts[sharded_from:]) * params
+    cap = memory_gb * 1e9 * usable_fraction
+    if replicated > cap:
+        return math.inf
+    if sharded == 0:
+        return 1.0
+    if replicated == cap:
+        return math.inf
+    return float(max(1, math.ceil(sharded / (cap - replicated) - 1e-9)))
+
+
+def gpu_count_grid(params_list: list[float], memories_gb: list[float], stages: list[int],
+                   usable_fraction: float = 1.0) -> pd.DataFrame:
+    """Fewest GPUs holding the model states, for every (parameters, memory, ZeRO stage)."""
+    rows = [{"params": n, "memory_gb": m, "zero_stage": s,
+             "gpus": min_gpus_to_fit(n, m, s, usable_fraction)}
+            for n in params_list for m in memories_gb for s in stages]
+    return pd.DataFrame(rows)
+
+
+def implied_bytes_per_gpu(params: float, n_gpus: int, bytes_per_param: float = 16.0) -> float:
+    """Model-state bytes each of `n_gpus` must hold when the states are fully sharded, in GB."""
+    models.require_positive(params=params, n_gpus=n_gpus, bytes_per_param=bytes_per_param)
+    return params * bytes_per_param / n_gpus / 1e9
+
+
+# --- time, energy, cost -----------------------------------------------------------------------
+
+def gpu_hours_of_run(reported_gpu_hours: float | None, reported_hours: float | None, n_gpus: float | None,
+                     params: float | None, tokens: float | None, peak_tflops: float | None,
+                     mfu_: float | None) -> tuple[float, str]:
+    """GPU-hours of a run and how they were obtained.
+
+    In order of preference: reported GPU-hours; reported wall-clock hours × GPUs; 6·N·D FLOP
+    at the given MFU on `n_gpus` accelerators of `peak_tflops`. Returns (NaN, "") if none applies.
+    """
+    if reported_gpu_hours is not None and not _isnan(reported_gpu_hours):
+        return float(reported_gpu_hours), "reported GPU-hours"
+    ok = [x is not None and not _isnan(x) for x in (reported_hours, n_gpus)]
+    if all(ok):
+        return float(reported_hours) * float(n_gpus), "reported hours × GPUs"  # type: ignore[arg-type]
+    need = (n_gpus, params, tokens, peak_tflops, mfu_)
+    if all(x is not None and not _isnan(x) and x > 0 for x in need):
+        days = models.training_days(models.training_flops_6nd(params, tokens), int(n_gpus),  # type: ignore[arg-type]
+                                    float(peak_tflops), float(mfu_))  # type: ignore[arg-type]
+        return models.gpu_hours(float(n_gpus), days), "6ND at the reported MFU"  # type: ignore[arg-type]
+    return math.nan, ""
+
+
+def facility_kwh(gpu_hours_: float, tdp_w: float, power_to_tdp: float, server_factor: float, pue: float) -> float:
+    """Facility energy in kWh, after Cottier et al. 2024 (App. A.4).
+
+    GPU-hours × chip TDP × (average power / TDP) × (server power / chip power) × PUE.
+    """
+    models.require_positive(tdp_w=tdp_w, power_to_tdp=power_to_tdp, server_factor=server_factor)
+    return models.energy_kwh(gpu_hours_, tdp_w * power_to_tdp * server_factor, pue)
+
+
+def assumption_key(hardware_id: str, prefix: str) -> str:
+    """Name of the per-hardware entry of data/assumptions.yml, e.g. gpu_hour_usd_h100 for H100-SXM."""
+    special = {"H100-SXM": "h100", "H100-PCIe": "h100_pcie", "TPUv2": "tpu_v2", "TPUv3": "tpu_v3",
+               "TPUv4": "tpu_v4", "TPUv5e": "tpu_v5e", "TPUv5p": "tpu_v5p"}
+    stem = special.get(hardware_id, hardware_id.lower().replace("-", "_"))
+    if prefix == "gpu_hour_usd" and stem.startswith("tpu"):
+        return f"chip_hour_usd_{stem}"
+    return f"{prefix}_{stem}"
+
+
+def server_power_factor_key(hardware_id: str) -> str:
+    """The chip-to-server power factor entry for an accelerator (Epoch AI, via assumptions.yml)."""
+    if hardware_id.startswith("A100"):
+        return "chip_to_server_power_factor_a100"
+    if hardware_id.startswith("H100"):
+        return "chip_to_server_power_factor_h100"
+    return "chip_to_server_power_factor_default"
+
+
+def run_cost_table(runs: pd.DataFrame, pue: tuple[float, float, float], grid_kg_per_kwh: tuple[float, float, float],
+                   power_to_tdp: tuple[float, float, float], price_scale: float = 1.0,
+                   amortisation_years: float = 5.0) -> pd.DataFrame:
+    """Days, GPU-hours, MWh, tCO2e and rental dollars of every run, each as (low, central, high).
+
+    The tuples are (low, central, high) assumptions. Energy ranges combine the low (high)
+    power ratio with the low (high) PUE; emissions multiply those by the low (high) grid
+    intensity. Rental prices are the accelerator's `gpu_hour_usd_*` entry of
+    data/assumptions.yml (central = value, range = its low/high) times `price_scale`.
+    Amortised cost (Cottier et al. 2024): accelerator price × chip-to-server factor ×
+    server-to-cluster factor over `amortisation_years`, plus central energy at the
+    assumptions' electricity price.
+    """
+    from analysis.data import assumptions, hardware
+
+    tpu_ratio = assumptions.entry("power_to_tdp_ratio_tpu")
+    out = []
+    for r in runs[runs["kind"].isin(["run", "estimate", "plan", "reference"])].to_dict("records"):
+        if not isinstance(r["hardware_id"], str):
+            continue
+        if r["kind"] == "reference" and _isnan(r["reported_hours"]) and _isnan(r["reported_gpu_hours"]):
+            continue  # a reference point without a reported duration adds nothing here
+        hw = r["hardware_id"]
+        spec = hardware.spec(hw)
+        prec = r["precision"]
+        has_peak = isinstance(prec, str) and not pd.isna(spec["peak_" + str(prec) + "_tflops"])
+        peak = hardware.peak_tflops(hw, prec) if has_peak else math.nan
+        util = math.nan
+        if not _isnan(r["reported_util_low_pct"]):
+            util = to_model_flops((r["reported_util_low_pct"] + r["reported_util_high_pct"]) / 200,
+                                  r["util_basis"] if isinstance(r["util_basis"], str) else "unstated")
+        params = r["params_b"] * 1e9 if not _isnan(r["params_b"]) else None
+        tokens = r["tokens_b"] * 1e9 if not _isnan(r["tokens_b"]) else None
+        gh, method = gpu_hours_of_run(r["reported_gpu_hours"], r["reported_hours"], r["n_gpus"],
+                                      params, tokens, peak, util)
+        if _isnan(gh):
+            continue
+        model_days = math.nan
+        if params and tokens and not _isnan(util) and not _isnan(r["n_gpus"]) and not _isnan(peak):
+            model_days = models.training_days(models.training_flops_6nd(params, tokens), int(r["n_gpus"]), peak, util)
+        days = gh / r["n_gpus"] / 24 if not _isnan(r["n_gpus"]) else math.nan
+        tdp = float(spec["tdp_w"])
+        if spec["kind"] == "tpu":
+            ratios = (float(tpu_ratio["low"]), float(tpu_ratio["value"]), float(tpu_ratio["high"]))
+            server = 1.0
+        else:
+            ratios = power_to_tdp
+            server = assumptions.get(server_power_factor_key(hw))
+        kwh = [facility_kwh(gh, tdp, ratios[i], server, pue[i]) for i in range(3)]
+        co2 = [models.co2e_tonnes(kwh[i], grid_kg_per_kwh[i]) for i in range(3)]
+        price_key = assumption_key(hw, "gpu_hour_usd")
+        usd = [math.nan] * 3
+        try:
+            e = assumptions.entry(price_key)
+            lo = e["low"] if e["low"] is not None and not _isnan(e["low"]) else e["value"]
+            hi = e["high"] if e["high"] is not None and not _isnan(e["high"]) else e["value"]
+            usd = [models.rental_cost_usd(gh, p * price_scale) for p in (lo, e["value"], hi)]
+        except KeyError:
+            price_key = ""
+        amort = math.nan
+        try:
+            price = assumptions.get(assumption_key(hw, "purchase_price_usd"))
+            server_cost = assumptions.get("server_cost_factor_chip_to_server")
+            cluster = assumptions.get("server_to_cluster_cost_factor")
+            amort = models.amortised_cost_usd(gh, price, amortisation_years, server_overhead=server_cost - 1,
+                                              interconnect_overhead=server_cost * (cluster - 1),
+                                              energy_kwh_=kwh[1],
+                                              usd_per_kwh=assumptions.get("electricity_usd_per_kwh"))
+        except KeyError:
+            pass
+        out.append({
+            "run_id": r["run_id"], "run": r["run_name"],
+            "citekey": r["citekey"] if isinstance(r["citekey"], str) else "",
+            "kind": r["kind"], "year": int(r["year"]), "hardware": hw, "n_gpus": r["n_gpus"], "gpu_hours": gh,
+            "method": method, "days": days, "model_days": model_days, "reported_days":
+                r["reported_hours"] / 24 if not _isnan(r["reported_hours"]) else math.nan,
+            "mwh_low": kwh[0] / 1e3, "mwh": kwh[1] / 1e3, "mwh_high": kwh[2] / 1e3,
+            "tco2e_low": co2[0], "tco2e": co2[1], "tco2e_high": co2[2],
+            "usd_low": usd[0], "usd": usd[1], "usd_high": usd[2], "price_entry": price_key,
+            "usd_amortised": amort,
+        })
+    return pd.DataFrame(out)
