@@ -1,0 +1,169 @@
+"""The package's folders are its pipeline, and imports point down (analysis/__init__.py).
+
+| layer  | may import                                                       |
+|--------|------------------------------------------------------------------|
+| data   | nothing else of the package                                      |
+| models | data                                                             |
+| themes | data, models, the figure helper analysis.book.figures            |
+| audit  | data, models                                                     |
+| book   | anything; imported only by the command line, the notebooks and   |
+|        | (analysis.book.figures only) the themes                          |
+
+The rules are written here, independently of the code; the import graph comes from an AST walk
+(analysis.book.imports), which the synthetic cases below check can see each kind of import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from analysis.book.imports import imports, module_name
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "analysis"
+LAYERS = ("data", "models", "themes", "audit", "book")
+ALLOWED = {
+    "data": {"data"},
+    "models": {"data", "models"},
+    "themes": {"data", "models"},
+    "audit": {"data", "models", "audit"},
+    "book": set(LAYERS),
+}
+FIGURE_HELPER = "analysis.book.figures"
+# what the formulas of the models layer must not touch (file I/O)
+IO_NAMES = {"open", "Path", "read_csv", "read_yaml", "read_text", "write_text", "read_bytes", "write_bytes",
+            "to_csv", "savefig", "mkdir", "unlink"}
+IO_MODULES = {"os", "pathlib", "io", "shutil", "analysis.data.paths", "analysis.data.tables"}
+
+
+def layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PKG.rglob("*.py")) if "__pycache__" not in p.parts}
+
+
+def edges(module: str, source: str, is_package: bool) -> set[str]:
+    """The modules `module` imports, without its own ancestors (which Python imports anyway)."""
+    pkg = module if is_package else module.rpartition(".")[0]
+    ancestors = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
+    return imports(source, pkg) - ancestors - {module}
+
+
+def violations(module: str, imported: set[str]) -> list[str]:
+    """The imports of `module` that the layer table forbids."""
+    src = layer(module)
+    out = []
+    for target in sorted(imported):
+        dst = layer(target)
+        if dst is None:
+            continue  # the package root
+        if src is None:  # analysis/__init__.py and __main__.py: only the command line
+            if module != "analysis.__main__" or target not in ("analysis.book", "analysis.book.cli"):
+                out.append(f"{module} imports {target}")
+            continue
+        if src == "themes" and dst == "themes":
+            pkg = "analysis.themes"
+            if target != pkg and module != pkg:
+                out.append(f"{module} imports another theme, {target}")
+            continue
+        if dst in ALLOWED[src] or (src == "themes" and target in (FIGURE_HELPER, "analysis.book")):
+            continue
+        out.append(f"{module} ({src}) imports {target} ({dst})")
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return {m: edges(m, p.read_text(encoding="utf-8"), p.name == "__init__.py") for m, p in modules().items()}
+
+
+def test_the_folders_are_the_layers():
+    top = sorted(p.name for p in PKG.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py"], f"modules outside the layer folders: {top}"
+    for name in LAYERS:
+        init = PKG / name / "__init__.py"
+        assert init.is_file(), f"analysis/{name}/ is not a package"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and "import" in doc, f"analysis/{name}/__init__.py must say what it holds and may import"
+
+
+def test_imports_follow_the_layer_table(graph):
+    found = [v for m, imported in graph.items() for v in violations(m, imported)]
+    assert not found, "\n".join(found)
+
+
+def test_only_the_cli_notebooks_and_figure_calls_import_the_book(graph):
+    users = {m for m, imported in graph.items() for t in imported
+             if layer(t) == "book" and layer(m) != "book"}
+    themes_using_figures = {m for m in users if layer(m) == "themes"}
+    assert users - themes_using_figures <= {"analysis.__main__"}
+    for m in themes_using_figures:
+        assert {t for t in graph[m] if layer(t) == "book"} <= {FIGURE_HELPER, "analysis.book"}, m
+
+
+def test_no_import_circles(graph):
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = 1
+        for t in sorted(graph.get(m, ())):
+            if state.get(t) == 1:
+                cycles.append(stack[stack.index(t):] + [t])
+            elif t not in state:
+                visit(t, stack + [t])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert not cycles, "import circles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_models_do_no_file_io():
+    for path in sorted((PKG / "models").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name | ast.Attribute):
+                name = node.id if isinstance(node, ast.Name) else node.attr
+                assert name not in IO_NAMES, f"{path.relative_to(ROOT)}:{node.lineno}: file I/O ({name})"
+        bad = imports(path.read_text(encoding="utf-8"), "analysis.models") & IO_MODULES
+        plain = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} & IO_MODULES
+        plain |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module in IO_MODULES}
+        assert not (bad | plain), f"{path.relative_to(ROOT)} imports {sorted(bad | plain)}"
+
+
+def test_no_module_is_over_500_lines():
+    long = {str(p.relative_to(ROOT)): n for p in PKG.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert not long, long
+
+
+# --- the checker itself can fail ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("module", "source", "expected"), [
+    ("analysis.data.hardware", "from analysis import models\n", "analysis.models"),
+    ("analysis.data.hardware", "def f():\n    from analysis.themes import serving\n", "analysis.themes.serving"),
+    ("analysis.models.compute", "import analysis.audit.registry\n", "analysis.audit.registry"),
+    ("analysis.audit.serving", "from analysis.book.runner import execute\n", "analysis.book.runner"),
+    ("analysis.themes.nas", "from analysis.themes.sustainability import load_epoch\n", "another theme"),
+    ("analysis.themes.nas", "from ..book import build\n", "analysis.book.build"),
+])
+def test_a_forbidden_import_is_reported(module, source, expected):
+    found = violations(module, edges(module, source, False))
+    assert any(expected in v for v in found), found
+
+
+@pytest.mark.parametrize(("module", "source"), [
+    ("analysis.themes.nas", "from analysis.book import figures\nfrom analysis import models\n"),
+    ("analysis.audit.nas", "from analysis.audit.registry import check\nfrom analysis.data import hardware\n"),
+    ("analysis.book.build", "from analysis.themes import serving\n"),
+])
+def test_an_allowed_import_passes(module, source):
+    assert violations(module, edges(module, source, False)) == []
