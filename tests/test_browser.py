@@ -91,7 +91,7 @@ def test_every_page_renders_offline(browser, server: str):
                 problems.append("left-hand table of contents missing")
         # lazy images (the gallery's thumbnails) load only when scrolled to: load them all first
         page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
-        page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15_000)
+        page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=60_000)
         broken = page.evaluate(
             "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
         problems += [f"image not loaded: {src}" for src in broken]

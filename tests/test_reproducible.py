@@ -28,7 +28,7 @@ def _hashes(folder: Path) -> dict[str, str]:
 
 
 def _execute(md: Path, out: Path) -> None:
-    code = ("import sys; from pathlib import Path; from analysis import runner; "
+    code = ("import sys; from pathlib import Path; from analysis.book import runner; "
             "runner.execute(Path(sys.argv[1]), Path(sys.argv[2]) / 'nb' / (Path(sys.argv[1]).stem + '.ipynb'), "
             "figures=Path(sys.argv[2]) / 'figures', outputs=Path(sys.argv[2]) / 'outputs')")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "123"}
