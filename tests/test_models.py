@@ -42,6 +42,32 @@ def test_megatron_per_iteration_formula_matches_8tp_approximation():
     assert 1.0 < exact / approx < 1.05
 
 
+def test_megatron_per_iteration_without_recomputation():
+    # Without recomputation the layers cost 72·B·s·l·h²·(1 + s/(6h)) (3 passes instead of 4) and the
+    # logit layer still 6·B·s·h·V (forward 2·B·s·h·V, backward 4·B·s·h·V), Korthikanti et al. 2022.
+    B, s, n_layers, h, V = 8, 2048, 96, 12288, 51200
+    by_hand = 72 * B * s * n_layers * h**2 + 12 * B * s**2 * n_layers * h + 6 * B * s * h * V
+    assert m.megatron_flops_per_iteration(B, s, n_layers, h, V, recompute=False) == pytest.approx(by_hand, rel=1e-12)
+    with_recompute = 96 * B * s * n_layers * h**2 + 16 * B * s**2 * n_layers * h + 6 * B * s * h * V
+    assert m.megatron_flops_per_iteration(B, s, n_layers, h, V) == pytest.approx(with_recompute, rel=1e-12)
+
+
+def test_megatron_end_to_end_time_eq4():
+    # Narayanan et al. 2021, Sec. 5.1: GPT-3 (175B) on 300B tokens with 1024 A100s at 140 TFLOP/s
+    # per GPU takes about 34 days; the 1T model on 450B tokens with 3072 GPUs at 163 TFLOP/s about 84.
+    day = 86400
+    assert m.megatron_training_seconds(300e9, 175e9, 1024, 140) / day == pytest.approx(34, abs=0.5)
+    assert m.megatron_training_seconds(450e9, 1008e9, 3072, 163) / day == pytest.approx(84, abs=0.5)
+    assert m.megatron_training_seconds(300e9, 175e9, 1024, 140, recompute=False) == pytest.approx(
+        0.75 * m.megatron_training_seconds(300e9, 175e9, 1024, 140))
+
+
+def test_mfu_with_attention_palm_540b():
+    # Chowdhery et al. 2022 (PaLM), appendix B: 540B parameters (L = 118, H = 48, Q = 256),
+    # T = 2048, 238.3K tokens/s on 6144 TPU v4 chips (275 TFLOP/s peak) is 46.2% MFU.
+    assert m.mfu_with_attention(238.3e3, 540.35e9, 118, 48, 256, 2048, 6144, 275) == pytest.approx(0.462, abs=0.0005)
+
+
 def test_inference_flops_per_token():
     assert m.inference_flops_per_token(7e9) == 14e9
     assert m.inference_flops_per_token(1e9, layers=10, context=100, d_attn=1000) == 2e9 + 2e6
@@ -71,6 +97,20 @@ def test_activation_memory_korthikanti():
     # Korthikanti et al. 2022, eq. (2): s·b·h·(34 + 5·a·s/h) bytes per layer; with full recomputation 2·s·b·h.
     assert m.activation_bytes_per_layer(2048, 1, 12288, 96) == 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
     assert m.activation_bytes_per_layer(2048, 1, 12288, 96, recompute=True) == 2 * 2048 * 12288
+
+
+def test_activation_memory_tensor_and_sequence_parallel():
+    # Korthikanti et al. 2022, Table 2: tensor parallelism alone s·b·h·(10 + 24/t + 5·a·s/(h·t));
+    # with sequence parallelism s·b·h·(34 + 5·a·s/h)/t. GPT-3 175B shape, t = 8.
+    s, b, h, a, t = 2048, 1, 12288, 96, 8
+    assert m.activation_bytes_per_layer(s, b, h, a, tensor_parallel=t) == pytest.approx(
+        s * b * h * (10 + 24 / t + 5 * a * s / (h * t)))
+    assert m.activation_bytes_per_layer(s, b, h, a, tensor_parallel=t, sequence_parallel=True) == pytest.approx(
+        s * b * h * (34 + 5 * a * s / h) / t)
+    # sequence parallelism saves the 10·s·b·h·(1 − 1/t) that tensor parallelism leaves replicated
+    saved = (m.activation_bytes_per_layer(s, b, h, a, tensor_parallel=t)
+             - m.activation_bytes_per_layer(s, b, h, a, tensor_parallel=t, sequence_parallel=True))
+    assert saved == pytest.approx(10 * s * b * h * (1 - 1 / t))
 
 
 def test_kv_cache_opt_13b():

@@ -14,9 +14,11 @@ from analysis.models.base import HOURS_PER_YEAR, ModelError, require_non_negativ
 from analysis.models.compute import (
     inference_flops_per_token,
     megatron_flops_per_iteration,
+    megatron_training_seconds,
     mfu,
     mfu_from_aggregate,
     mfu_from_tokens,
+    mfu_with_attention,
     training_flops_6nd,
 )
 from analysis.models.cost import (
@@ -55,10 +57,12 @@ __all__ = [
     "require_positive",
     "training_flops_6nd",
     "megatron_flops_per_iteration",
+    "megatron_training_seconds",
     "inference_flops_per_token",
     "mfu",
     "mfu_from_aggregate",
     "mfu_from_tokens",
+    "mfu_with_attention",
     "bytes_per_element",
     "training_bytes_per_param",
     "activation_bytes_per_layer",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from analysis.models.base import require_non_negative, require_positive
 
-# --- compute -----------------------------------------------------------------------------
 
 def training_flops_6nd(params: float, tokens: float) -> float:
     """Training compute C ≈ 6·N·D in FLOP (forward 2ND + backward 4ND), Kaplan et al. 2020."""
@@ -19,12 +18,22 @@ def megatron_flops_per_iteration(
 ) -> float:
     """FLOP per iteration of a GPT model, Narayanan et al. 2021 (Megatron-LM), eq. (3).
 
-    F = k·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)), k = 96 with full activation recomputation
-    (one extra forward pass), 72 without.
+    With full activation recomputation (one extra forward pass of the transformer layers):
+    F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). Without it the layers cost 3 forward passes
+    instead of 4 (k = 72) while the logit layer's 6·B·s·h·V is unchanged, so its term becomes
+    V/(12·l·h) (Korthikanti et al. 2022, section 6).
     """
     require_positive(batch=batch, seq_len=seq_len, layers=layers, hidden=hidden, vocab=vocab)
-    k = 96.0 if recompute else 72.0
-    return k * batch * seq_len * layers * hidden**2 * (1 + seq_len / (6 * hidden) + vocab / (16 * layers * hidden))
+    k, logit = (96.0, 16.0) if recompute else (72.0, 12.0)
+    return k * batch * seq_len * layers * hidden**2 * (1 + seq_len / (6 * hidden) + vocab / (logit * layers * hidden))
+
+
+def megatron_training_seconds(tokens: float, params: float, n_gpus: int, achieved_tflops_per_gpu: float,
+                              recompute: bool = True) -> float:
+    """End-to-end training time, Narayanan et al. 2021, eq. (4): 8·T·P/(n·X) seconds with full
+    activation recomputation (6·T·P/(n·X) without), for T tokens, P parameters, n GPUs at X FLOP/s each."""
+    require_positive(tokens=tokens, params=params, n_gpus=n_gpus, achieved_tflops_per_gpu=achieved_tflops_per_gpu)
+    return (8.0 if recompute else 6.0) * tokens * params / (n_gpus * achieved_tflops_per_gpu * 1e12)
 
 
 def inference_flops_per_token(params: float, layers: int = 0, context: int = 0, d_attn: int = 0) -> float:
@@ -33,8 +42,6 @@ def inference_flops_per_token(params: float, layers: int = 0, context: int = 0, 
     require_non_negative(layers=layers, context=context, d_attn=d_attn)
     return 2.0 * params + 2.0 * layers * context * d_attn
 
-
-# --- utilisation -------------------------------------------------------------------------
 
 def mfu(achieved_tflops_per_gpu: float, peak_tflops: float) -> float:
     """Model FLOPs utilisation: achieved model FLOP/s over the hardware's peak (a fraction)."""
@@ -53,3 +60,14 @@ def mfu_from_tokens(tokens_per_s: float, params: float, n_gpus: int, peak_tflops
     """MFU from training throughput in tokens/s, using 6·N FLOP per token."""
     require_positive(tokens_per_s=tokens_per_s, params=params, n_gpus=n_gpus)
     return mfu(6.0 * params * tokens_per_s / n_gpus / 1e12, peak_tflops)
+
+
+def mfu_with_attention(tokens_per_s: float, params: float, layers: int, heads: int, head_dim: int, seq_len: int,
+                       n_chips: int, peak_tflops: float) -> float:
+    """MFU counting attention, Chowdhery et al. 2022 (PaLM), appendix B: model FLOP per token
+    6·N + 12·L·H·Q·T (L layers, H heads, head size Q, sequence length T), times tokens/s, over
+    the chips' peak."""
+    require_positive(tokens_per_s=tokens_per_s, params=params, layers=layers, heads=heads, head_dim=head_dim,
+                     seq_len=seq_len, n_chips=n_chips)
+    flop_per_token = 6.0 * params + 12.0 * layers * heads * head_dim * seq_len
+    return mfu(flop_per_token * tokens_per_s / n_chips / 1e12, peak_tflops)

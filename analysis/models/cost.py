@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from analysis.models.base import HOURS_PER_YEAR, ModelError, require_non_negative, require_positive
 
-# --- time, cost, energy, carbon ------------------------------------------------------------
 
 def training_days(flops: float, n_gpus: int, peak_tflops: float, mfu_: float) -> float:
     """Wall-clock days to spend `flops` on `n_gpus` at a given MFU."""

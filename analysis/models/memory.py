@@ -8,8 +8,6 @@ import math
 
 from analysis.models.base import ModelError, require_non_negative, require_positive
 
-# --- memory ------------------------------------------------------------------------------
-
 BYTES = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5,
          "int4": 0.5, "int3": 0.375, "int2": 0.25}
 
@@ -43,16 +41,23 @@ def training_bytes_per_param(zero_stage: int = 0, n_gpus: int = 1, weight_bytes:
 
 
 def activation_bytes_per_layer(seq_len: int, batch: int, hidden: int, heads: int, recompute: bool = False,
-                               tensor_parallel: int = 1) -> float:
-    """Activation memory of one transformer layer in bytes (Korthikanti et al. 2022, 16-bit).
+                               tensor_parallel: int = 1, sequence_parallel: bool = False) -> float:
+    """Activation memory of one transformer layer in bytes (Korthikanti et al. 2022, Table 2, 16-bit).
 
-    Without recomputation: s·b·h·(34 + 5·a·s/h) / t; with full recomputation only the layer
-    input is kept: 2·s·b·h.
+    No parallelism: s·b·h·(34 + 5·a·s/h). Tensor parallelism over t GPUs alone splits only the
+    attention and MLP blocks: s·b·h·(10 + 24/t + 5·a·s/(h·t)). With sequence parallelism the
+    layer norms and dropouts are split too: s·b·h·(34 + 5·a·s/h)/t. With full recomputation only
+    the layer input is kept: 2·s·b·h (divided by t under sequence parallelism).
     """
     require_positive(seq_len=seq_len, batch=batch, hidden=hidden, heads=heads, tensor_parallel=tensor_parallel)
+    t = tensor_parallel
+    sbh = seq_len * batch * hidden
     if recompute:
-        return 2.0 * seq_len * batch * hidden
-    return seq_len * batch * hidden * (34 + 5 * heads * seq_len / hidden) / tensor_parallel
+        return 2.0 * sbh / (t if sequence_parallel else 1)
+    attention = 5 * heads * seq_len / hidden
+    if sequence_parallel:
+        return sbh * (34 + attention) / t
+    return sbh * (10 + 24 / t + attention / t)
 
 
 def weights_gb(params: float, precision: str = "bf16") -> float:

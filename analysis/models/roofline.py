@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from analysis.models.base import ModelError, require_non_negative, require_positive
 
-# --- roofline ----------------------------------------------------------------------------
 
 def ridge_point(peak_tflops: float, mem_bw_tbps: float) -> float:
     """Arithmetic intensity (FLOP/byte) where the roofline turns from memory- to compute-bound."""
