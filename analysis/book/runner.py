@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.data.paths import ROOT
+from analysis.data.tables import FORBIDDEN
 
 NOTEBOOKS = ROOT / "analysis" / "notebooks"
 
@@ -42,8 +43,8 @@ MAX_VALUE_CHARS = 500  # longest accepted parameter value, as typed
 MAX_NUMBER_CHARS = 40  # longest accepted number, as typed (a 5,000-digit integer is refused as too long)
 # characters no parameter value may hold, whatever its declaration: quotes and backslashes (papermill
 # writes string parameters into the notebook as Python source), control and invisible or
-# direction-changing characters
-_FORBIDDEN = re.compile(r'["\\\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]')
+# direction-changing characters (the same set a data file may not hold, analysis.data.tables)
+_FORBIDDEN = re.compile(f'["\\\\]|{FORBIDDEN.pattern}')
 
 
 @dataclass(frozen=True)
