@@ -219,3 +219,12 @@ def test_gpt3_compute_against_patterson():
     from analysis.data import assumptions as a
 
     assert m.training_flops_6nd(175e9, 300e9) == pytest.approx(a.get("patterson2021_gpt3_total_flop"), rel=0.01)
+
+
+def test_cluster_factor_from_interconnect_share():
+    # Cottier et al. 2024, App. A.1: networking at 19% of hardware cost is a 1.23x server-to-cluster
+    # factor (1/(1 - 0.19) = 1.2346), not 1.19.
+    assert m.cluster_factor_from_share(0.19) == pytest.approx(1.23, abs=0.005)
+    assert m.cluster_factor_from_share(0.0) == 1.0
+    with pytest.raises(m.ModelError):
+        m.cluster_factor_from_share(1.0)

@@ -23,6 +23,7 @@ from analysis.models.compute import (
 )
 from analysis.models.cost import (
     amortised_cost_usd,
+    cluster_factor_from_share,
     co2e_tonnes,
     embodied_co2e_tonnes,
     energy_kwh,
@@ -79,6 +80,7 @@ __all__ = [
     "gpu_hours",
     "rental_cost_usd",
     "amortised_cost_usd",
+    "cluster_factor_from_share",
     "usd_per_million_tokens",
     "energy_kwh",
     "co2e_tonnes",

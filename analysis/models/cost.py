@@ -42,6 +42,18 @@ def amortised_cost_usd(gpu_hours_: float, gpu_price_usd: float, amortisation_yea
     return gpu_hours_ * per_hour + energy_kwh_ * usd_per_kwh
 
 
+def cluster_factor_from_share(share_of_hardware_cost: float) -> float:
+    """Server-to-cluster cost factor from the interconnect's share of all hardware cost.
+
+    If networking is a fraction f of the cluster's hardware cost, the servers are the other
+    1 − f, so the cluster costs 1/(1 − f) times its servers (Cottier et al. 2024, App. A.1:
+    19% gives 1.23), not 1 + f.
+    """
+    if not 0 <= share_of_hardware_cost < 1:
+        raise ModelError(f"share_of_hardware_cost must be in [0, 1), got {share_of_hardware_cost!r}")
+    return 1.0 / (1.0 - share_of_hardware_cost)
+
+
 def usd_per_million_tokens(tokens_per_s: float, usd_per_hour: float) -> float:
     """Serving cost per 1e6 tokens from a throughput and an hourly price of the serving unit."""
     require_positive(tokens_per_s=tokens_per_s)
