@@ -228,3 +228,16 @@ def test_cluster_factor_from_interconnect_share():
     assert m.cluster_factor_from_share(0.0) == 1.0
     with pytest.raises(m.ModelError):
         m.cluster_factor_from_share(1.0)
+
+
+def test_embodied_emissions_bloom():
+    # Luccioni et al. 2022 (BLOOM), Sec. 5.1: 1,082,990 A100 GPU-hours; 150 kgCO2e per GPU and
+    # 2,500 kgCO2e per 8-GPU server, spread over a 6-year life at 85% use: 3.64 t for the GPUs and
+    # 7.57 t for the servers, 11.2 t in all.
+    gpus = m.embodied_co2e_tonnes(1_082_990, 150, 6, utilisation=0.85)
+    servers = m.embodied_co2e_tonnes(1_082_990 / 8, 2500, 6, utilisation=0.85)
+    assert gpus == pytest.approx(3.64, abs=0.01)
+    assert servers == pytest.approx(7.57, abs=0.01)
+    assert gpus + servers == pytest.approx(11.2, abs=0.05)
+    # without the use rate the share would be 15% lower
+    assert m.embodied_co2e_tonnes(1_082_990, 150, 6) == pytest.approx(0.85 * gpus)

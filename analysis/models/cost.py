@@ -78,8 +78,14 @@ def co2e_tonnes(energy_kwh_: float, kg_co2e_per_kwh: float) -> float:
     return energy_kwh_ * kg_co2e_per_kwh / 1000
 
 
-def embodied_co2e_tonnes(gpu_hours_: float, embodied_kg_per_gpu: float, lifetime_years: float) -> float:
-    """Embodied emissions attributed to a run: the accelerator's embodied CO2e, amortised linearly."""
+def embodied_co2e_tonnes(gpu_hours_: float, embodied_kg_per_gpu: float, lifetime_years: float,
+                         utilisation: float = 1.0) -> float:
+    """Embodied emissions attributed to a run, in tCO2e: the device's manufacturing emissions spread
+    over the hours it is in use during its life, lifetime × utilisation (Luccioni et al. 2022,
+    BLOOM: 6 years at 85% use). `gpu_hours_` may be any device-hours (GPU-hours, server-hours)
+    with the embodied emissions of that device."""
     require_non_negative(gpu_hours_=gpu_hours_, embodied_kg_per_gpu=embodied_kg_per_gpu)
     require_positive(lifetime_years=lifetime_years)
-    return gpu_hours_ * embodied_kg_per_gpu / (lifetime_years * HOURS_PER_YEAR) / 1000
+    if not 0 < utilisation <= 1:
+        raise ModelError(f"utilisation must be in (0, 1], got {utilisation!r}")
+    return gpu_hours_ * embodied_kg_per_gpu / (lifetime_years * HOURS_PER_YEAR * utilisation) / 1000
