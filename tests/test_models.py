@@ -241,3 +241,14 @@ def test_embodied_emissions_bloom():
     assert gpus + servers == pytest.approx(11.2, abs=0.05)
     # without the use rate the share would be 15% lower
     assert m.embodied_co2e_tonnes(1_082_990, 150, 6) == pytest.approx(0.85 * gpus)
+
+
+def test_prefill_counts_attention_over_the_prompt():
+    # Llama-2-70B shape (80 layers, 64 query heads x 128 = 8192): at a 65,536-token prompt the
+    # attention adds 2 x 80 x 65,536 x 8,192 = 8.59e10 FLOP per token to the weights' 2 x 70e9 = 1.4e11,
+    # so prefill is 1.61x slower than the weights-only bound (by hand).
+    weights_only = m.prefill_tokens_per_s(70e9, 989)
+    with_attention = m.prefill_tokens_per_s(70e9, 989, 1.0, layers=80, prompt_tokens=65536, d_attn=8192)
+    assert weights_only == pytest.approx(989e12 / 1.4e11)
+    assert weights_only / with_attention == pytest.approx((1.4e11 + 2 * 80 * 65536 * 8192) / 1.4e11)
+    assert 1.6 < weights_only / with_attention < 1.62

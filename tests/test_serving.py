@@ -135,3 +135,13 @@ def test_bad_models_file_names_row_and_column(tmp_path):
     bad.write_text("\n".join(src2) + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"row 3, column layers"):
         serving.read_models(bad)
+
+
+def test_prefill_rate_uses_the_model_shape():
+    # Llama-2-70B in data/serving-models.csv: 80 layers, 64 query heads of 128 (its config.json)
+    row = serving.load_models().loc["Llama-2-70B"]
+    mdl = serving.Model.from_row(row)
+    assert (mdl.layers, mdl.d_attn) == (80, 64 * 128)
+    short, long = serving.prefill_rate(mdl, 1, 989), serving.prefill_rate(mdl, 1, 989, prompt_tokens=65536)
+    assert short == pytest.approx(989e12 / (2 * 70e9))
+    assert short / long == pytest.approx(1 + 2 * 80 * 65536 * 8192 / (2 * 70e9))

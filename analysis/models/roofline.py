@@ -5,6 +5,7 @@ Pure functions; units are in the argument names (see analysis.models)."""
 from __future__ import annotations
 
 from analysis.models.base import ModelError, require_non_negative, require_positive
+from analysis.models.compute import inference_flops_per_token
 
 
 def ridge_point(peak_tflops: float, mem_bw_tbps: float) -> float:
@@ -41,9 +42,13 @@ def decode_tokens_per_s(params: float, batch: int, mem_bw_tbps: float, peak_tflo
     return batch / decode_step_seconds(params, batch, mem_bw_tbps, peak_tflops, **kw)
 
 
-def prefill_tokens_per_s(params: float, peak_tflops: float, mfu_: float = 1.0) -> float:
-    """Compute-bound prefill rate: peak × MFU / (2·N) tokens/s."""
+def prefill_tokens_per_s(params: float, peak_tflops: float, mfu_: float = 1.0, layers: int = 0,
+                         prompt_tokens: int = 0, d_attn: int = 0) -> float:
+    """Compute-bound prefill rate of a `prompt_tokens` prompt: peak × MFU over the FLOP per prompt
+    token, 2·N + 2·l·P·d_attn (:func:`inference_flops_per_token` with the prompt as the context:
+    Kaplan et al.'s attention count, which averages causal attention over the prompt). Leave
+    `layers` at 0 for the weights-only 2·N of short prompts."""
     require_positive(params=params, peak_tflops=peak_tflops, mfu_=mfu_)
     if mfu_ > 1:
         raise ModelError("MFU cannot exceed 1")
-    return peak_tflops * 1e12 * mfu_ / (2.0 * params)
+    return peak_tflops * 1e12 * mfu_ / inference_flops_per_token(params, layers, prompt_tokens, d_attn)

@@ -176,6 +176,8 @@ class Model:
     active_params: float | None = None
     experts: int | None = None
     experts_per_token: int | None = None
+    layers: int = 0  # with d_attn, for the attention FLOP of prefill (0: weights only)
+    d_attn: int = 0  # query heads × head size
 
     @classmethod
     def from_row(cls, row: pd.Series, kv_bytes_per_elem: float = 2.0) -> Model:
@@ -187,6 +189,7 @@ class Model:
             active_params=active,
             experts=None if pd.isna(row["experts"]) else int(row["experts"]),
             experts_per_token=None if pd.isna(row["experts_per_token"]) else int(row["experts_per_token"]),
+            layers=int(row["layers"]), d_attn=int(row["heads"]) * int(row["head_dim"]),
         )
 
     @property
@@ -213,10 +216,12 @@ def decode_rate(model: Model, batch: int, context_tokens: float, n_gpus: int, me
         active_params=model.compute_params)
 
 
-def prefill_rate(model: Model, n_gpus: int, peak_tflops: float, mfu: float = 1.0) -> float:
-    """Compute-bound prefill tokens/s of a group: n × peak × MFU / (2 × active parameters)."""
+def prefill_rate(model: Model, n_gpus: int, peak_tflops: float, mfu: float = 1.0, prompt_tokens: int = 0) -> float:
+    """Compute-bound prefill tokens/s of a group for `prompt_tokens`-token prompts: n × peak × MFU
+    over 2 × active parameters plus the attention FLOP over the prompt (models.prefill_tokens_per_s)."""
     models.require_positive(n_gpus=n_gpus)
-    return n_gpus * models.prefill_tokens_per_s(model.compute_params, peak_tflops, mfu)
+    return n_gpus * models.prefill_tokens_per_s(model.compute_params, peak_tflops, mfu, model.layers,
+                                                prompt_tokens, model.d_attn)
 
 
 def usd_per_million_output_tokens(model: Model, work: Workload, n_gpus: int, mem_bw_tbps: float,
@@ -230,7 +235,8 @@ def usd_per_million_output_tokens(model: Model, work: Workload, n_gpus: int, mem
     """
     models.require_positive(usd_per_gpu_hour=usd_per_gpu_hour, batch=work.batch, output_tokens=work.output_tokens)
     models.require_non_negative(prompt_tokens=work.prompt_tokens)
-    prefill_s = work.batch * work.prompt_tokens / prefill_rate(model, n_gpus, peak_tflops, prefill_mfu)
+    prefill_s = work.batch * work.prompt_tokens / prefill_rate(model, n_gpus, peak_tflops, prefill_mfu,
+                                                               int(work.prompt_tokens))
     step_s = work.batch / decode_rate(model, work.batch, work.mean_context, n_gpus, mem_bw_tbps, peak_tflops,
                                       weight_bytes)
     seconds = prefill_s + work.output_tokens * step_s
