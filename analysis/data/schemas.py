@@ -41,7 +41,7 @@ HARDWARE = pa.DataFrameSchema(
         "peak_fp16_tflops": _opt_num(),
         "peak_fp8_tflops": _opt_num(),
         "peak_int8_tops": _opt_num(),
-        "interconnect_gbps": _opt_num(),
+        "interconnect_gb_per_s": _opt_num(),
         "source": pa.Column(str),
         "source_url": _opt_str(),
         "notes": _opt_str(),

@@ -135,7 +135,7 @@ def growth_table(ids: list[str], precision: str = "best16", fp32_fallback: bool 
             "release_year": float(s["release_year"]) if pd.notna(s["release_year"]) else float("nan"),
             "peak_tflops": peak, "peak_precision": prec,
             "mem_bw_tbps": float(s["mem_bw_tbps"]) if pd.notna(s["mem_bw_tbps"]) else float("nan"),
-            "interconnect_gbps": float(s["interconnect_gbps"]) if pd.notna(s["interconnect_gbps"]) else float("nan"),
+            "interconnect_gb_per_s": float(s["interconnect_gb_per_s"]) if pd.notna(s["interconnect_gb_per_s"]) else float("nan"),
         })
     df = pd.DataFrame(rows)
     df["flop_per_byte"] = df["peak_tflops"] / df["mem_bw_tbps"]
