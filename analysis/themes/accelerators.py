@@ -127,15 +127,18 @@ def headline_peak(hardware_id: str, precision: str = "best16", fp32_fallback: bo
 def growth_table(ids: list[str], precision: str = "best16", fp32_fallback: bool = True) -> pd.DataFrame:
     """One row per accelerator: release year, peak TFLOP/s (and its precision), TB/s, GB/s, ridge point."""
     rows = []
+    def num(s, col):
+        return float(s[col]) if pd.notna(s[col]) else float("nan")
+
     for hid in ids:
         s = hardware.spec(hid)
         peak, prec = headline_peak(hid, precision, fp32_fallback)
         rows.append({
             "hardware_id": hid, "vendor": s["vendor"], "kind": s["kind"],
-            "release_year": float(s["release_year"]) if pd.notna(s["release_year"]) else float("nan"),
+            "release_year": num(s, "release_year"),
             "peak_tflops": peak, "peak_precision": prec,
-            "mem_bw_tbps": float(s["mem_bw_tbps"]) if pd.notna(s["mem_bw_tbps"]) else float("nan"),
-            "interconnect_gb_per_s": float(s["interconnect_gb_per_s"]) if pd.notna(s["interconnect_gb_per_s"]) else float("nan"),
+            "mem_bw_tbps": num(s, "mem_bw_tbps"),
+            "interconnect_gb_per_s": num(s, "interconnect_gb_per_s"),
         })
     df = pd.DataFrame(rows)
     df["flop_per_byte"] = df["peak_tflops"] / df["mem_bw_tbps"]
