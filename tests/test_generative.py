@@ -30,13 +30,6 @@ def test_h100_to_a100_normalisation():
     assert g.normalised_gpu_hours(665000, 989.4, 312) == pytest.approx(2.109e6, rel=1e-3)
 
 
-def test_training_tco2e_by_hand():
-    # 16,200 A100-hours × 400 W × 0.75 × PUE 1.25 = 6,075 kWh; × 0.48 kg/kWh = 2,916 kg = 2.916 t.
-    assert g.training_tco2e(16200, 400, 0.75, 1.25, 0.48) == pytest.approx(2.916, rel=1e-3)
-    with pytest.raises(models.ModelError):
-        g.training_tco2e(1, 400, 1.5, 1.2, 0.4)
-
-
 def test_step_model_through_two_points():
     # 1 step 0.09 s and 4 steps 0.19 s (DMD2 App. Table 3): per step = 0.10/3 = 0.0333 s, fixed = 0.0567 s.
     fixed, per = g.fit_step_model(1, 0.09, 4, 0.19)

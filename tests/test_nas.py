@@ -31,11 +31,12 @@ def test_proxy_error_hat():
 
 
 def test_price_searches_nasnet():
-    # NASNet: 2,000 GPU-days = 48,000 P100-hours at 250 W; with power 1.0 of TDP, PUE 1.0 and
+    # NASNet: 2,000 GPU-days = 48,000 P100-hours at 250 W; with power 1.0 of TDP, no host, PUE 1.0 and
     # 1 kgCO2e/kWh: 48,000 · 0.25 kW = 12,000 kWh = 12 MWh and 12 tCO2e.
     s = nas.load_searches()
     row = s[s.search.str.startswith("NASNet")]
-    out = nas.price_searches(row, (1.0, 1.0, 1.0), (1.0, 1.0, 1.0), (1.0, 1.0, 1.0)).iloc[0]
+    one = {"power_fraction": 1.0, "server_power_factor": 1.0, "pue": 1.0, "grid_kg_per_kwh": 1.0}
+    out = nas.price_searches(row, {c: one for c in ("low", "central", "high")}).iloc[0]
     assert out.mwh == pytest.approx(12.0)
     assert out.tco2e == pytest.approx(12.0)
 

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis import models
+from analysis.models import chain
 from analysis.themes import sustainability as sus
 
 
@@ -14,32 +15,26 @@ def test_decimal_year():
     assert sus.decimal_year(pd.Series(pd.to_datetime(["2020-07-02"])))[0] == pytest.approx(2020.501, abs=1e-3)
 
 
-def test_footprint_gpt3_like_run():
-    # Patterson et al. 2021 Table 4 (GPT-3): 10,000 V100 for 14.8 days = 3,552,000 GPU-hours, 330 W
-    # average per accelerator, PUE 1.1 -> 3,552,000 · 0.330 kW · 1.1 = 1,289 MWh (paper: 1,287 MWh);
-    # at 0.429 kgCO2e/kWh -> 553 tCO2e (paper: 552).
-    f = models.footprint(3_552_000, 330, 1.0, 1.1, 0.429, 2.0)
-    assert f.energy_mwh == pytest.approx(1287, rel=0.005)
-    assert f.tco2e == pytest.approx(552, rel=0.005)
-    assert f.usd == pytest.approx(7_104_000)  # 3,552,000 h · 2 USD
-
-
-def test_footprint_range_orders_low_central_high():
-    r = models.footprint_range(100, (300, 250, 700), (0.75, 0.5, 1.0), (1.25, 1.1, 1.59), (0.4, 0.05, 0.7),
-                            (2.0, 1.0, 4.0))
-    # high energy: 100 h · 0.7 kW · 1.0 · 1.59 = 111.3 kWh = 0.1113 MWh
-    assert r["high"].energy_mwh == pytest.approx(0.1113)
-    assert r["low"].tco2e < r["central"].tco2e < r["high"].tco2e
-
-
-def test_our_amortised_cost_by_hand():
+def test_owned_cost_by_hand():
     # 1,000 chip-hours of a 10,000 USD chip, factors 1.5 (server) and 1.2 (cluster) -> 18,000 USD of
     # capital over 5 years (43,830 h) = 0.41068 USD/h -> 410.68 USD; energy 1,000 h · 0.4 kW · 0.75 ·
     # 1.8 · 1.1 = 594 kWh at 0.1 USD/kWh = 59.4 USD. Total 470.08 USD.
-    c = models.our_amortised_cost_usd(1000, 10_000, 5, 1.5, 1.2, 400, 0.75, 1.8, 1.1, 0.1)
-    assert c == pytest.approx(470.08, abs=0.01)
+    x = chain.ChainInputs(chain.Power(400, "rated"), 0.75, 1.8, 1.1, 0.4, device_price_usd=10_000,
+                          amortisation_years=5, server_cost_factor=1.5, cluster_cost_factor=1.2, usd_per_kwh=0.1)
+    f = chain.run_footprint(1000, x)
+    assert f.energy.facility_kwh == pytest.approx(594)
+    assert f.owned_usd == pytest.approx(470.08, abs=0.01)
     with pytest.raises(models.ModelError):
-        models.our_amortised_cost_usd(1000, 10_000, 5, 0.9, 1.2, 400, 0.75, 1.8, 1.1, 0.1)
+        chain.owned_cost_usd(1000, 10_000, 5, 0.9, 1.2, 594, 0.1)
+
+
+def test_claims_priced_with_the_chain():
+    # Seaweed-7B: 665,000 H100-hours; central = 665,000 x 700 W x 0.75 x 1.82 x 1.25 = 794.3 MWh at the facility.
+    runs = sus.price_claims(sus.gpu_hour_claims())
+    sw = runs[runs.claim_id == "seawead2025seaweed7b-2"].iloc[0]
+    assert sw.energy_mwh_central == pytest.approx(665000 * 0.7 * 0.75 * 1.82 * 1.25 / 1000)
+    assert (runs.energy_mwh_low <= runs.energy_mwh_central).all()
+    assert (runs.energy_mwh_central <= runs.energy_mwh_high).all()
 
 
 def test_tornado_swings():

@@ -62,9 +62,10 @@ def stage() -> None:
         if src.exists():
             _sync(src, STAGE / name)
     _mathjax()
-    from analysis.book import gallery
+    from analysis.book import facts, gallery
 
     gallery.write_page(STAGE / "reference" / "figures.md")
+    facts.write(STAGE)  # every glued value with its key and pages: outputs/numbers.csv
 
 
 def check_bib(path: Path) -> None:

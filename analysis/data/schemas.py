@@ -34,6 +34,9 @@ HARDWARE = pa.DataFrameSchema(
         "memory_gb": _opt_num(),
         "mem_bw_tbps": _opt_num(),
         "tdp_w": _opt_num(),
+        # rated: the vendor's board power (TDP); measured_max: a measured maximum (TPU v4, no TDP
+        # published). The energy chain applies an average-to-rated fraction only to rated power.
+        "tdp_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(["rated", "measured_max"])),
         "peak_fp64_tflops": _opt_num(),
         "peak_fp32_tflops": _opt_num(),
         "peak_tf32_tflops": _opt_num(),

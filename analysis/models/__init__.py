@@ -2,7 +2,8 @@
 
 compute (FLOP counts, MFU), memory (bytes per parameter, activations, KV cache), roofline
 (attainable throughput, decode and prefill), cost (time, rent, amortised purchase, energy,
-carbon), footprint (a run's energy, emissions and cost), sensitivity (tornado), trends
+carbon), chain (the one chain from device-hours to energy at each boundary, emissions and cost)
+with chain_inputs (the book's one set of its assumptions), sensitivity (tornado), trends
 (growth fits) and baselines (classification of the baselines papers compare against).
 Units are in the argument names (``_tflops`` = 1e12 FLOP/s, ``_tbps`` = 1e12 bytes/s, ``_gb`` =
 1e9 bytes); a function raises :class:`ModelError` on impossible input instead of returning a
@@ -32,7 +33,6 @@ from analysis.models.cost import (
     training_days,
     usd_per_million_tokens,
 )
-from analysis.models.footprint import Footprint, footprint, footprint_range, our_amortised_cost_usd
 from analysis.models.memory import (
     activation_bytes_per_layer,
     bytes_per_element,
@@ -85,9 +85,5 @@ __all__ = [
     "energy_kwh",
     "co2e_tonnes",
     "embodied_co2e_tonnes",
-    "Footprint",
-    "footprint",
-    "footprint_range",
-    "our_amortised_cost_usd",
     "tornado",
 ]

@@ -98,16 +98,6 @@ def implied_usd_per_gpu_hour(cost_usd: float, gpu_hours: float) -> float:
     return cost_usd / gpu_hours
 
 
-def training_tco2e(gpu_hours: float, tdp_w: float, power_fraction: float, pue: float,
-                   kg_co2e_per_kwh: float) -> float:
-    """Operational tCO2e of a run: GPU-hours × TDP × average-power fraction × PUE × grid intensity."""
-    models.require_positive(power_fraction=power_fraction)
-    if power_fraction > 1:
-        raise models.ModelError("power_fraction cannot exceed 1")
-    kwh = models.energy_kwh(gpu_hours, tdp_w * power_fraction, pue)
-    return models.co2e_tonnes(kwh, kg_co2e_per_kwh)
-
-
 # --- sampling --------------------------------------------------------------------------------
 
 def fit_step_model(steps_a: int, latency_a_s: float, steps_b: int, latency_b_s: float) -> tuple[float, float]:

@@ -3,7 +3,7 @@
 Data: ``data/nas-search-costs.csv`` (one row per search: GPU-hours as reported, the hardware
 the source names or the one assumed, the price entry of data/assumptions.yml) and
 ``data/nas-proxy-latency.csv`` (model pairs with a size proxy ratio and a measured speedup).
-Costs are computed with :func:`analysis.models.footprint.footprint`.
+Costs are computed with the book's one chain, :func:`analysis.models.chain.run_footprint`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from analysis import models
 from analysis.data import assumptions, hardware
 from analysis.data.schemas import CITEKEY
 from analysis.data.tables import read_csv
-from analysis.models.footprint import Footprint, footprint
 
 SEARCH_FILE = "nas-search-costs.csv"
 PROXY_FILE = "nas-proxy-latency.csv"
@@ -101,19 +100,28 @@ def price_range(key: str) -> tuple[float, float, float]:
     return v, min(lo, v), max(hi, v)
 
 
-def price_searches(df: pd.DataFrame, power_to_tdp: tuple[float, float, float], pue: tuple[float, float, float],
-                   grid: tuple[float, float, float]) -> pd.DataFrame:
-    """Add central/low/high energy (MWh), tCO2e and rental USD to each search row."""
+def price_searches(df: pd.DataFrame, overrides: dict[str, dict[str, float]] | None = None) -> pd.DataFrame:
+    """Add central/low/high energy at the facility meter (MWh), tCO2e and rental USD to each search row.
+
+    Every figure comes from the book's one chain (:func:`analysis.models.chain.run_footprint`) with
+    the inputs of :func:`analysis.models.chain_inputs.inputs_for` for the row's hardware, its own
+    TDP where the row gives one, its price entry's range, and `overrides` per case.
+    """
+    from analysis.models import chain, chain_inputs
+
+    overrides = overrides or {}
     rows = []
     for _, r in df.iterrows():
         tdp = tdp_of(r)
         price = price_range(str(r["price_key"]))
         out: dict[str, float] = {}
-        for k, i in (("", 0), ("_low", 1), ("_high", 2)):
-            f: Footprint = footprint(float(r["gpu_hours"]), tdp, power_to_tdp[i], pue[i], grid[i], price[i])
-            out[f"mwh{k}"] = f.energy_mwh
-            out[f"tco2e{k}"] = f.tco2e
-            out[f"usd{k}"] = f.usd
+        for case, k, i in (("central", "", 0), ("low", "_low", 1), ("high", "_high", 2)):
+            x = chain_inputs.inputs_for(str(r["hardware_id"]), case, power=chain.Power(tdp, "rated"),
+                                        usd_per_device_hour=price[i], **overrides.get(case, {}))
+            f = chain.run_footprint(float(r["gpu_hours"]), x)
+            out[f"mwh{k}"] = f.facility_mwh
+            out[f"tco2e{k}"] = f.operational_tco2e
+            out[f"usd{k}"] = f.rental_usd
         base: dict[str, object] = {str(k): v for k, v in r.items()}
         rows.append({**base, "tdp_used_w": tdp, **out})
     return pd.DataFrame(rows)

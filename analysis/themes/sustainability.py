@@ -1,13 +1,10 @@
 """Training-cost trends and the footprint of training runs (chapter: sustainability).
 
-Pure functions with units in the argument names:
-- :func:`growth_rate` fits log10(cost) against the decimal year and bootstraps the slope
-  (a factor per year, after Cottier et al. 2024);
-- :func:`footprint` prices a run given in GPU-hours: facility energy, operational tCO2e and
-  rental dollars, with :func:`footprint_range` giving the low/high ends from assumption ranges;
-- :func:`our_amortised_cost_usd` re-computes an amortised hardware-plus-energy cost from
-  chip-hours with :func:`analysis.models.amortised_cost_usd`;
-- :func:`tornado` moves one assumption at a time and records the output.
+- :func:`load_epoch` reads Epoch AI's priced frontier models and :func:`decimal_year` turns their
+  dates into the x of the cost trend (fitted with :func:`analysis.models.trends.growth_fit`);
+- :func:`gpu_hour_claims` and :func:`price_claims` price every GPU-hour claim of the corpus with
+  the book's one chain (:mod:`analysis.models.chain`): energy at the facility meter, operational
+  tCO2e and rental dollars, each with its low/high range.
 Data: ``data/sustainability-epoch-models.csv`` (Epoch AI, CC BY 4.0).
 """
 
@@ -77,3 +74,51 @@ def decimal_year(dates: pd.Series) -> np.ndarray:
     """Dates as decimal years (2020-07-02 -> about 2020.5)."""
     d = pd.to_datetime(dates)
     return np.asarray(d.dt.year + (d.dt.day_of_year - 1) / 365.25, dtype=float)
+
+
+# --- the corpus's GPU-hour claims, priced with the book's one chain ----------------------------
+
+# The hardware names claims use -> data/hardware.csv ids. A claim naming no GPU is priced as an
+# A100 40 GB in the central case and spans a V100 (low) to an H100 SXM (high).
+CLAIM_HARDWARE = {"A100": "A100-40GB", "H100": "H100-SXM", "V100": "V100", "L4": "L4", "MI300X": "MI300X"}
+UNNAMED = {"low": "V100", "central": "A100-40GB", "high": "H100-SXM"}
+
+
+def gpu_hour_claims() -> pd.DataFrame:
+    """Every claim of metric gpu_hours or gpu_days, in GPU-hours (a named-GPU figure quoted twice counts once)."""
+    from analysis.data import claims
+
+    c = claims.load()
+    c = c[c.metric.isin(["gpu_hours", "gpu_days"])].copy()
+    c["v"] = c.value.where(c.value.notna(), (c.low + c.high) / 2)
+    c["gpu_hours"] = np.where(c.metric == "gpu_days", c.v * 24, c.v)
+    named = c.hardware.isin(list(CLAIM_HARDWARE))
+    return pd.concat([c[named].drop_duplicates(subset=["v", "unit", "hardware"]), c[~named]]).sort_values("gpu_hours")
+
+
+def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None = None) -> pd.DataFrame:
+    """Energy at the facility meter (MWh), operational tCO2e and rental USD of each claim, per case.
+
+    Columns ``{energy_mwh,tco2e,usd}_{low,central,high}``; every figure from
+    :func:`analysis.models.chain.run_footprint` with the inputs of
+    :func:`analysis.models.chain_inputs.inputs_for` (plus `overrides` per case).
+    """
+    from analysis.models import chain, chain_inputs
+
+    overrides = overrides or {}
+    rows = []
+    for r in c.to_dict("records"):
+        hw = r["hardware"] if isinstance(r["hardware"], str) else ""
+        named = hw in CLAIM_HARDWARE
+        gh = float(r["gpu_hours"])
+        row = {"claim_id": r["claim_id"], "citekey": r["citekey"], "workload": r["workload"],
+               "hardware": CLAIM_HARDWARE[hw] if named else "unnamed GPU", "gpu_hours": gh}
+        for case in chain_inputs.CASES:
+            hid = CLAIM_HARDWARE[hw] if named else UNNAMED[case]
+            f = chain.run_footprint(gh, chain_inputs.inputs_for(hid, case, **overrides.get(case, {})))
+            row.update({f"energy_mwh_{case}": f.facility_mwh, f"tco2e_{case}": f.operational_tco2e,
+                        f"usd_{case}": f.rental_usd})
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["priced"] = out["usd_central"].notna()
+    return out

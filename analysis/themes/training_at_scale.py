@@ -93,15 +93,17 @@ DATA_FILES = {RUNS_FILE: _describe_runs}
 
 def achieved_tflops_per_gpu(reported_pflops: float | None, n_gpus: float | None,
                             reported_tflops_per_gpu: float | None) -> float:
-    """Achieved TFLOP/s per accelerator: the per-GPU figure if given, else aggregate PFLOP/s / GPUs.
+    """Achieved TFLOP/s per accelerator: aggregate PFLOP/s / GPUs if given, else the per-GPU figure.
 
+    The aggregate comes first because it is what the abstracts state and what the claims audit
+    checks (``megatron-aggregate``), so the chapter and the audit give one utilisation for one run.
     Returns NaN when neither can be formed.
     """
-    if reported_tflops_per_gpu is not None and not _isnan(reported_tflops_per_gpu):
-        return float(reported_tflops_per_gpu)
     if (reported_pflops is not None and not _isnan(reported_pflops)
             and n_gpus is not None and not _isnan(n_gpus) and n_gpus > 0):
         return float(reported_pflops) * 1e3 / float(n_gpus)
+    if reported_tflops_per_gpu is not None and not _isnan(reported_tflops_per_gpu):
+        return float(reported_tflops_per_gpu)
     return math.nan
 
 
@@ -261,50 +263,20 @@ def gpu_hours_of_run(reported_gpu_hours: float | None, reported_hours: float | N
     return math.nan, ""
 
 
-def facility_kwh(gpu_hours_: float, tdp_w: float, power_to_tdp: float, server_factor: float, pue: float) -> float:
-    """Facility energy in kWh, after Cottier et al. 2024 (App. A.4).
+def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | None = None,
+                   price_scale: float = 1.0) -> pd.DataFrame:
+    """Days, GPU-hours, MWh (at the facility meter), tCO2e and dollars of every run, each as (low, central, high).
 
-    GPU-hours × chip TDP × (average power / TDP) × (server power / chip power) × PUE.
+    Every figure comes from the book's one chain (:mod:`analysis.models.chain`) with the inputs
+    of :func:`analysis.models.chain_inputs.inputs_for` for the run's accelerator; `overrides`
+    maps a case (``low``, ``central``, ``high``) to fields replaced in that case (a notebook's
+    parameters). Rental prices are the accelerator's on-demand entry times `price_scale`; the
+    amortised cost is the central case's ownership cost.
     """
-    models.require_positive(tdp_w=tdp_w, power_to_tdp=power_to_tdp, server_factor=server_factor)
-    return models.energy_kwh(gpu_hours_, tdp_w * power_to_tdp * server_factor, pue)
+    from analysis.data import hardware
+    from analysis.models import chain, chain_inputs
 
-
-def assumption_key(hardware_id: str, prefix: str) -> str:
-    """Name of the per-hardware entry of data/assumptions.yml, e.g. gpu_hour_usd_h100 for H100-SXM."""
-    special = {"H100-SXM": "h100", "H100-PCIe": "h100_pcie", "TPUv2": "tpu_v2", "TPUv3": "tpu_v3",
-               "TPUv4": "tpu_v4", "TPUv5e": "tpu_v5e", "TPUv5p": "tpu_v5p"}
-    stem = special.get(hardware_id, hardware_id.lower().replace("-", "_"))
-    if prefix == "gpu_hour_usd" and stem.startswith("tpu"):
-        return f"chip_hour_usd_{stem}"
-    return f"{prefix}_{stem}"
-
-
-def server_power_factor_key(hardware_id: str) -> str:
-    """The chip-to-server power factor entry for an accelerator (Epoch AI, via assumptions.yml)."""
-    if hardware_id.startswith("A100"):
-        return "chip_to_server_power_factor_a100"
-    if hardware_id.startswith("H100"):
-        return "chip_to_server_power_factor_h100"
-    return "chip_to_server_power_factor_default"
-
-
-def run_cost_table(runs: pd.DataFrame, pue: tuple[float, float, float], grid_kg_per_kwh: tuple[float, float, float],
-                   power_to_tdp: tuple[float, float, float], price_scale: float = 1.0,
-                   amortisation_years: float = 5.0) -> pd.DataFrame:
-    """Days, GPU-hours, MWh, tCO2e and rental dollars of every run, each as (low, central, high).
-
-    The tuples are (low, central, high) assumptions. Energy ranges combine the low (high)
-    power ratio with the low (high) PUE; emissions multiply those by the low (high) grid
-    intensity. Rental prices are the accelerator's `gpu_hour_usd_*` entry of
-    data/assumptions.yml (central = value, range = its low/high) times `price_scale`.
-    Amortised cost (Cottier et al. 2024): accelerator price × chip-to-server factor ×
-    server-to-cluster factor over `amortisation_years`, plus central energy at the
-    assumptions' electricity price.
-    """
-    from analysis.data import assumptions, hardware
-
-    tpu_ratio = assumptions.entry("power_to_tdp_ratio_tpu")
+    overrides = overrides or {}
     out = []
     for r in runs[runs["kind"].isin(["run", "estimate", "plan", "reference"])].to_dict("records"):
         if not isinstance(r["hardware_id"], str):
@@ -330,35 +302,13 @@ def run_cost_table(runs: pd.DataFrame, pue: tuple[float, float, float], grid_kg_
         if params and tokens and not _isnan(util) and not _isnan(r["n_gpus"]) and not _isnan(peak):
             model_days = models.training_days(models.training_flops_6nd(params, tokens), int(r["n_gpus"]), peak, util)
         days = gh / r["n_gpus"] / 24 if not _isnan(r["n_gpus"]) else math.nan
-        tdp = float(spec["tdp_w"])
-        if spec["kind"] == "tpu":
-            ratios = (float(tpu_ratio["low"]), float(tpu_ratio["value"]), float(tpu_ratio["high"]))
-            server = 1.0
-        else:
-            ratios = power_to_tdp
-            server = assumptions.get(server_power_factor_key(hw))
-        kwh = [facility_kwh(gh, tdp, ratios[i], server, pue[i]) for i in range(3)]
-        co2 = [models.co2e_tonnes(kwh[i], grid_kg_per_kwh[i]) for i in range(3)]
-        price_key = assumption_key(hw, "gpu_hour_usd")
-        usd = [math.nan] * 3
-        try:
-            e = assumptions.entry(price_key)
-            lo = e["low"] if e["low"] is not None and not _isnan(e["low"]) else e["value"]
-            hi = e["high"] if e["high"] is not None and not _isnan(e["high"]) else e["value"]
-            usd = [models.rental_cost_usd(gh, p * price_scale) for p in (lo, e["value"], hi)]
-        except KeyError:
-            price_key = ""
-        amort = math.nan
-        try:
-            price = assumptions.get(assumption_key(hw, "purchase_price_usd"))
-            server_cost = assumptions.get("server_cost_factor_chip_to_server")
-            cluster = assumptions.get("server_to_cluster_cost_factor")
-            amort = models.amortised_cost_usd(gh, price, amortisation_years, server_overhead=server_cost - 1,
-                                              interconnect_overhead=server_cost * (cluster - 1),
-                                              energy_kwh_=kwh[1],
-                                              usd_per_kwh=assumptions.get("electricity_usd_per_kwh"))
-        except KeyError:
-            pass
+        fp = [chain.run_footprint(gh, chain_inputs.inputs_for(hw, case, **overrides.get(case, {})))
+              for case in chain_inputs.CASES]
+        kwh = [f.energy.facility_kwh for f in fp]
+        co2 = [f.operational_tco2e for f in fp]
+        usd = [f.rental_usd * price_scale for f in fp]
+        amort = fp[1].owned_usd
+        price_key = chain_inputs.price_key(hw) if not _isnan(usd[1]) else ""
         out.append({
             "run_id": r["run_id"], "run": r["run_name"],
             "citekey": r["citekey"] if isinstance(r["citekey"], str) else "",

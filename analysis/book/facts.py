@@ -1,0 +1,104 @@
+"""Glued numbers that state a fact about a paper's run or claim carry a key; the build lists them all.
+
+A notebook glues such a number with :func:`glue_fact` instead of ``myst_nb.glue``: the glue is
+the same (a chapter pastes it with ``{glue:text}``), and the output's metadata also records the
+fact's key (citekey, quantity, boundary, assumption set) and unit. :func:`collect` reads every
+glued value of the executed notebooks, with its key where it has one and the pages that paste it;
+the build writes the table to ``outputs/numbers.csv``, and a test fails when one key has two values
+(one fact, one number).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import IPython.core.formatters
+import pandas as pd
+from IPython.display import display
+
+GLUE_PREFIX = "application/papermill.record/"
+KEY_FIELDS = ("citekey", "quantity", "boundary", "assumptions")
+COLUMNS = ["key", *KEY_FIELDS, "value", "unit", "notebook", "glue_name", "pages"]
+
+
+def fact_key(citekey: str, quantity: str, boundary: str = "", assumptions: str = "") -> str:
+    return "|".join((citekey, quantity, boundary, assumptions))
+
+
+def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str, boundary: str = "",
+              assumptions: str = "") -> None:
+    """``myst_nb.glue(name, value, display=False)`` plus the fact's key and unit in the output's metadata."""
+    v = value.item() if hasattr(value, "item") else value
+    mimebundle, metadata = IPython.core.formatters.format_display_data(v)
+    metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
+    metadata["fact"] = {"key": fact_key(citekey, quantity, boundary, assumptions), "citekey": citekey,
+                        "quantity": quantity, "boundary": boundary, "assumptions": assumptions,
+                        "unit": unit, "value": float(v)}
+    display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
+
+
+def _value(data: dict[str, Any]) -> float:
+    text = data.get(GLUE_PREFIX + "text/plain", "")
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _references(book: Path) -> dict[tuple[str, str], set[str]]:
+    """(notebook stem, glue name) -> pages (chapters/x.md, notebooks/y.ipynb) that paste it."""
+    refs: dict[tuple[str, str], set[str]] = {}
+    cross = re.compile(r"notebooks/([A-Za-z0-9_.-]+)\.ipynb::([A-Za-z0-9_-]+)")
+    for page in sorted((book / "chapters").glob("*.md")):
+        for nb, name in cross.findall(page.read_text(encoding="utf-8")):
+            refs.setdefault((nb, name), set()).add(f"chapters/{page.name}")
+    local = re.compile(r"\{glue(?::\w+)?\}`([A-Za-z0-9_-]+)(?::[^`]*)?`")
+    for nb in sorted((book / "notebooks").glob("*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            if cell["cell_type"] == "markdown":
+                for name in local.findall("".join(cell["source"])):
+                    refs.setdefault((nb.stem, name), set()).add(f"notebooks/{nb.name}")
+    return refs
+
+
+def collect(book: Path) -> pd.DataFrame:
+    """Every glued value of the executed notebooks under `book`, with its key (if any) and pages."""
+    refs = _references(book)
+    rows = []
+    for nb in sorted((book / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            for out in cell.get("outputs", []):
+                meta = out.get("metadata", {})
+                if "scrapbook" not in meta:
+                    continue
+                name = meta["scrapbook"]["name"]
+                fact = meta.get("fact", {})
+                rows.append({"key": fact.get("key", ""), **{k: fact.get(k, "") for k in KEY_FIELDS},
+                             "value": fact.get("value", _value(out.get("data", {}))), "unit": fact.get("unit", ""),
+                             "notebook": nb.stem, "glue_name": name,
+                             "pages": ";".join(sorted(refs.get((nb.stem, name), set())))})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def conflicts(numbers: pd.DataFrame, rel: float = 1e-9) -> pd.DataFrame:
+    """Rows of keys that carry more than one value (relative difference above `rel`)."""
+    keyed = numbers[numbers["key"] != ""]
+    bad = []
+    for _, g in keyed.groupby("key"):
+        v = g["value"].astype(float)
+        if (v.max() - v.min()) > rel * max(abs(v.max()), abs(v.min()), 1e-300):
+            bad.append(g)
+    return pd.concat(bad) if bad else keyed.iloc[0:0]
+
+
+def write(book: Path) -> Path:
+    """Write ``outputs/numbers.csv`` of the staged book and return its path."""
+    out = book / "outputs" / "numbers.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    collect(book).to_csv(out, index=False)
+    return out

@@ -1,0 +1,157 @@
+"""The energy and carbon chain against published measurements (Methods page).
+
+``data/validation-runs.csv`` holds, one row per published quantity, what a published training
+run reports (energy or emissions, at its boundary) and the inputs it discloses. :func:`table`
+runs the book's one chain (:mod:`analysis.models.chain`) on those inputs and compares; it also
+runs the chain at the book's own defaults (:func:`analysis.models.chain_inputs.inputs_for`) with
+the run's grid intensity, so a reader sees how far the book's conventions sit from each paper's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pandera.pandas as pa
+
+from analysis.data.tables import read_csv
+from analysis.models import chain, chain_inputs, co2e_tonnes, embodied_co2e_tonnes
+
+RUNS_FILE = "validation-runs.csv"
+TOLERANCE = 0.05
+"""Agreement required where the chain runs on the paper's own inputs (issue 17: within 5 %)."""
+
+QUANTITIES = ["energy_mwh", "tco2e_operational", "tco2e_idle", "tco2e_embodied", "tco2e_total"]
+BOUNDARIES = [*chain.BOUNDARIES, "embodied", "life cycle"]
+
+
+def _num(**kw: object) -> pa.Column:
+    return pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0), **kw)  # type: ignore[arg-type]
+
+
+SCHEMA = pa.DataFrameSchema(
+    {
+        "run_id": pa.Column(str, checks=pa.Check.str_matches(r"^[a-z0-9-]+$")),
+        "run": pa.Column(str),
+        "quantity": pa.Column(str, checks=pa.Check.isin(QUANTITIES)),
+        "boundary": pa.Column(str, checks=pa.Check.isin(BOUNDARIES)),
+        "published": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
+        "unit": pa.Column(str, checks=pa.Check.isin(["MWh", "tCO2e"])),
+        "hardware_id": pa.Column(str, nullable=True),
+        "device_hours": _num(),
+        "power_w": _num(),
+        "power_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(list(chain.POWER_BASES))),
+        "pue": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.ge(1)),
+        "grid_kg_per_kwh": _num(),
+        "measured_kwh": _num(),
+        "embodied_kg_per_device": _num(),
+        "lifetime_years": _num(),
+        "lifetime_utilisation": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.in_range(0, 1)),
+        "sum_of": pa.Column(str, nullable=True, checks=pa.Check.str_matches(r"^[a-z0-9-]+(;[a-z0-9-]+)*$")),
+        "convention": pa.Column(str),
+        "source": pa.Column(str),
+        "source_url": pa.Column(str, checks=pa.Check.str_startswith("https://")),
+        "seen_text": pa.Column(str),
+    },
+    strict=True,
+)
+
+
+def load() -> pd.DataFrame:
+    return read_csv(RUNS_FILE, SCHEMA)
+
+
+def _describe() -> str:
+    df = load()
+    table(df)  # raises if a row's inputs do not give a model value
+    return f"{len(df)} published quantities of {df['run_id'].str.split('-').str[0].nunique()} runs"
+
+
+DATA_FILES: dict[str, Callable[[], str]] = {RUNS_FILE: _describe}
+
+
+def _f(x: Any) -> float:
+    return float(x) if x is not None and not pd.isna(x) else math.nan
+
+
+def _energy_kwh(r: pd.Series) -> float:
+    """Energy at the row's boundary from the paper's own inputs (fraction 1, no server factor: their convention)."""
+    power = chain.Power(_f(r["power_w"]), str(r["power_basis"]))
+    boundary = str(r["boundary"])
+    pue = _f(r["pue"]) if not math.isnan(_f(r["pue"])) else 1.0
+    e = chain.energy_at_boundaries(_f(r["device_hours"]), power, 1.0, 1.0, pue)
+    return e.at(boundary)
+
+
+def model_value(r: pd.Series, by_id: dict[str, float]) -> float:
+    """The chain's value for one published row (MWh or tCO2e), on the paper's own inputs."""
+    if isinstance(r["sum_of"], str):
+        parts = r["sum_of"].split(";")
+        missing = [p for p in parts if p not in by_id]
+        if missing:
+            raise KeyError(f"data/{RUNS_FILE}: run {r['run_id']}: sum_of names {', '.join(missing)}, not (yet) defined")
+        return sum(by_id[p] for p in parts)
+    q = r["quantity"]
+    if q == "energy_mwh":
+        return _energy_kwh(r) / 1000
+    if q == "tco2e_operational":
+        return co2e_tonnes(_energy_kwh(r), _f(r["grid_kg_per_kwh"]))
+    if q == "tco2e_idle":
+        return co2e_tonnes(_f(r["measured_kwh"]), _f(r["grid_kg_per_kwh"]))
+    if q == "tco2e_embodied":
+        return embodied_co2e_tonnes(_f(r["device_hours"]), _f(r["embodied_kg_per_device"]),
+                                    _f(r["lifetime_years"]), _f(r["lifetime_utilisation"]))
+    raise ValueError(f"data/{RUNS_FILE}: run {r['run_id']}: quantity {q} needs sum_of")
+
+
+def book_default_value(r: pd.Series) -> float:
+    """The same quantity at the book's central defaults (power fraction, server factor, PUE), with the run's grid."""
+    if r["quantity"] not in ("energy_mwh", "tco2e_operational") or not isinstance(r["hardware_id"], str) \
+            or pd.isna(r["device_hours"]):
+        return math.nan
+    x = chain_inputs.inputs_for(r["hardware_id"], "central", grid_kg_per_kwh=_f(r["grid_kg_per_kwh"]) if
+                                not pd.isna(r["grid_kg_per_kwh"]) else chain_inputs.role_value("grid_kg_per_kwh"))
+    f = chain.run_footprint(_f(r["device_hours"]), x)
+    return f.facility_mwh if r["quantity"] == "energy_mwh" else f.operational_tco2e
+
+
+def _inputs(r: pd.Series) -> str:
+    bits = []
+    if not pd.isna(r["device_hours"]):
+        bits.append(f"{r['device_hours']:,.0f} device-h")
+    if not pd.isna(r["power_w"]):
+        bits.append(f"{r['power_w']:g} W {str(r['power_basis']).replace('_', ' ')}")
+    if not pd.isna(r["pue"]):
+        bits.append(f"PUE {r['pue']:g}")
+    if not pd.isna(r["grid_kg_per_kwh"]):
+        bits.append(f"{r['grid_kg_per_kwh']:g} kg/kWh")
+    if not pd.isna(r["measured_kwh"]):
+        bits.append(f"{r['measured_kwh']:,.0f} kWh measured")
+    if not pd.isna(r["embodied_kg_per_device"]):
+        bits.append(f"{r['embodied_kg_per_device']:g} kg/device, {r['lifetime_years']:g} y at "
+                    f"{100 * r['lifetime_utilisation']:.0f}%")
+    if isinstance(r["sum_of"], str):
+        bits.append("sum of " + ", ".join(r["sum_of"].split(";")))
+    return "; ".join(bits)
+
+
+def table(df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per published quantity: run, quantity, boundary, published, model, ratio, inputs, source, ..."""
+    df = load() if df is None else df
+    by_id: dict[str, float] = {}
+    out = []
+    for _, r in df.iterrows():
+        m = model_value(r, by_id)
+        if r["quantity"] != "energy_mwh":  # sum_of adds emissions of the runs it names
+            by_id[str(r["run_id"])] = m
+        b = book_default_value(r)
+        out.append({"run": r["run"], "run_id": r["run_id"], "quantity": r["quantity"], "boundary": r["boundary"],
+                    "unit": r["unit"], "published": float(r["published"]), "model": m,
+                    "ratio": m / float(r["published"]), "inputs": _inputs(r),
+                    "book_defaults": b, "ratio_book_defaults": b / float(r["published"]),
+                    "convention": r["convention"], "source": r["source"], "source_url": r["source_url"]})
+    t = pd.DataFrame(out)
+    t["within_tolerance"] = (t["ratio"] - 1).abs() <= TOLERANCE
+    return t

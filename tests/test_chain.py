@@ -1,0 +1,122 @@
+"""The one energy, carbon and cost chain, against the publications' own worked figures."""
+
+import dataclasses
+import math
+
+import pytest
+
+from analysis.models import ModelError, chain, chain_inputs
+
+
+def test_gpt3_measured_system_power():
+    # Patterson et al. 2021, Table 4: 10,000 V100 x 14.8 days at a measured 330 W per GPU
+    # (system average, host included), PUE 1.1 -> 1,287 MWh; x 0.429 kg/kWh -> 552.1 tCO2e.
+    e = chain.energy_at_boundaries(10000 * 14.8 * 24, chain.Power(330, "measured_system"), 1.0, 1.0, 1.1)
+    assert math.isnan(e.accelerator_kwh)  # a system measurement says nothing about the chip alone
+    assert e.facility_kwh / 1e3 == pytest.approx(1287, rel=0.005)
+    assert e.facility_kwh * 0.429 / 1e3 == pytest.approx(552.1, rel=0.005)
+
+
+def test_llama_tdp_times_pue():
+    # Touvron et al. 2023 (LLaMA), Table 15: 7B, 82,432 GPU-hours at 400 W, PUE 1.1 -> 36 MWh, 14 tCO2e at 0.385.
+    e = chain.energy_at_boundaries(82432, chain.Power(400, "rated"), 1.0, 1.0, 1.1)
+    assert e.facility_kwh / 1e3 == pytest.approx(36, rel=0.01)
+    assert e.facility_kwh * 0.385 / 1e3 == pytest.approx(14, rel=0.01)
+
+
+def test_bloom_accelerator_boundary():
+    # Luccioni et al. 2022: 1,082,990 GPU-hours x 400 W = 433,196 kWh (no PUE) -> 24.69 t at 57 g/kWh.
+    e = chain.energy_at_boundaries(1082990, chain.Power(400, "rated"), 1.0, 1.0, 1.0)
+    assert e.accelerator_kwh == pytest.approx(433196)
+    assert e.accelerator_kwh * 0.057 / 1e3 == pytest.approx(24.69, abs=0.01)
+
+
+def test_epoch_h100_chain():
+    # Cottier et al. 2024 App. A.4 with Epoch's factors: 700 W x 0.75 x 1.82 (DGX H100) x 1.25 per GPU-hour,
+    # computed by hand: 700 * 0.75 = 525 W; * 1.82 = 955.5 W; * 1.25 = 1194.4 W.
+    x = chain_inputs.inputs_for("H100-SXM", "central")
+    e = chain.energy_at_boundaries(1000, x.power, x.power_fraction, x.server_power_factor, x.pue)
+    assert e.accelerator_kwh == pytest.approx(525)
+    assert e.server_kwh == pytest.approx(955.5)
+    assert e.facility_kwh == pytest.approx(1194.375)
+
+
+def test_boundaries_nest():
+    x = chain_inputs.inputs_for("A100-80GB", "central")
+    e = chain.run_footprint(1000, x).energy
+    assert e.accelerator_kwh < e.server_kwh < e.facility_kwh
+    assert [e.at(b) for b in chain.BOUNDARIES] == [e.accelerator_kwh, e.server_kwh, e.facility_kwh]
+
+
+def test_tpu_v4_measured_power_is_not_discounted_twice():
+    # data/hardware.csv gives TPU v4 Google's measured maximum (192 W), not a TDP: the chain must not
+    # multiply it again by the TPU power-to-TDP ratio (0.43).
+    x = chain_inputs.inputs_for("TPUv4", "central")
+    assert x.power == chain.Power(192.0, "measured_chip")
+    e = chain.energy_at_boundaries(1, x.power, 0.43, 1.0, 1.0)
+    assert e.accelerator_kwh == pytest.approx(0.192)
+
+
+def test_tpu_server_factor_is_not_the_gpu_one():
+    # Epoch's energy.py: TPU v3 system 660 W / chip 450 W = 1.47; other TPUs 1.56; not the GPU default 1.8.
+    assert chain_inputs.inputs_for("TPUv3").server_power_factor == pytest.approx(660 / 450, abs=0.01)
+    assert chain_inputs.inputs_for("TPUv4").server_power_factor == 1.56
+    assert chain_inputs.inputs_for("V100").server_power_factor == pytest.approx(((10 / 16) / 0.3 + (1.5 / 4) / 0.3) / 2,
+                                                                              abs=0.01)
+
+
+def test_owned_cost_uses_cluster_factor_from_share():
+    # Cottier et al. 2024 App. A.1: interconnect 19% of hardware cost -> cluster = 1/(1 - 0.19) = 1.235.
+    # One device at USD 10,000 over one year (365.25 days) of hours, server factor 1.5:
+    # 10,000 * 1.5 * 1.2346 = 18,518.5.
+    usd = chain.owned_cost_usd(365.25 * 24, 10_000, 1, 1.5, 1 / (1 - 0.19), 0.0, 0.0)
+    assert usd == pytest.approx(10_000 * 1.5 / 0.81)
+
+
+def test_embodied_bloom():
+    # Luccioni et al. 2022: 150 kg per GPU over 6 years at 85% use, 1,082,990 GPU-hours -> 3.64 t.
+    x = chain_inputs.inputs_for("A100-80GB")
+    assert (x.embodied_kg_per_device, x.lifetime_years, x.lifetime_utilisation) == (150, 6, 0.85)
+    assert chain.run_footprint(1082990, x).embodied_tco2e == pytest.approx(3.64, abs=0.01)
+
+
+def test_ranges_are_ordered():
+    for hid in ("V100", "A100-40GB", "H100-SXM", "TPUv3", "RTX-4090"):
+        f = [chain.run_footprint(1e5, chain_inputs.inputs_for(hid, c)) for c in chain_inputs.CASES]
+        assert f[0].facility_mwh <= f[1].facility_mwh <= f[2].facility_mwh
+        assert f[0].operational_tco2e <= f[1].operational_tco2e <= f[2].operational_tco2e
+        assert f[0].owned_usd <= f[1].owned_usd <= f[2].owned_usd
+
+
+def test_impossible_inputs_refused():
+    p = chain.Power(400, "rated")
+    with pytest.raises(ModelError):
+        chain.energy_at_boundaries(1, p, 1.0, 1.0, 0.9)  # PUE below 1
+    with pytest.raises(ModelError):
+        chain.energy_at_boundaries(1, p, 1.0, 0.5, 1.1)  # server smaller than its accelerator
+    with pytest.raises(ModelError):
+        chain.energy_at_boundaries(1, chain.Power(400, "nameplate"), 1.0, 1.0, 1.1)
+    with pytest.raises(TypeError):
+        chain_inputs.inputs_for("H100-SXM", pue_typo=1.2)
+    with pytest.raises(ModelError):
+        chain.run_footprint(1, dataclasses.replace(chain_inputs.inputs_for("H100-SXM"), power_fraction=2.0))
+
+
+def test_notebook_defaults_are_the_books():
+    """Every notebook's default PUE, grid intensity and power fraction is the chain's central value."""
+    import re
+    from pathlib import Path
+
+    central = {"pue": chain_inputs.role_value("pue"), "grid_kg_per_kwh": chain_inputs.role_value("grid_kg_per_kwh"),
+               "power_to_tdp": 0.75, "pue_central": chain_inputs.role_value("pue"),
+               "grid_central": chain_inputs.role_value("grid_kg_per_kwh"),
+               "pue_low": chain_inputs.role_value("pue", "low"), "pue_high": chain_inputs.role_value("pue", "high"),
+               "grid_low": chain_inputs.role_value("grid_kg_per_kwh", "low"),
+               "grid_high": chain_inputs.role_value("grid_kg_per_kwh", "high")}
+    seen = 0
+    for nb in sorted(Path(__file__).resolve().parents[1].glob("analysis/notebooks/*.md")):
+        for name, value in re.findall(r"^(\w+): float = ([0-9.]+)", nb.read_text(encoding="utf-8"), re.M):
+            if name in central:
+                seen += 1
+                assert float(value) == pytest.approx(central[name]), f"{nb.name}: {name} = {value}"
+    assert seen >= 8

@@ -1,0 +1,66 @@
+"""One fact, one number: every keyed glued value of the built book agrees with every other of its key."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from analysis.book import facts
+from analysis.data.paths import STAGE
+
+NUMBERS = STAGE / "outputs" / "numbers.csv"
+
+
+def _nb(cells: list[list[dict]]) -> dict:
+    return {"cells": [{"cell_type": "code", "source": "", "outputs": outs} for outs in cells]}
+
+
+def _fact_output(name: str, value: float, key: str) -> dict:
+    return {"output_type": "display_data", "data": {facts.GLUE_PREFIX + "text/plain": repr(value)},
+            "metadata": {"scrapbook": {"name": name, "mime_prefix": facts.GLUE_PREFIX},
+                         "fact": {"key": key, "citekey": key.split("|")[0], "quantity": "energy_mwh",
+                                  "boundary": "facility", "assumptions": "book central", "unit": "MWh",
+                                  "value": value}}}
+
+
+def test_a_key_with_two_values_is_caught(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "chapters").mkdir()
+    key = facts.fact_key("seawead2025seaweed7b", "energy_mwh", "facility", "book central")
+    (tmp_path / "notebooks" / "a.ipynb").write_text(json.dumps(_nb([[_fact_output("sw", 794.3, key)]])))
+    (tmp_path / "notebooks" / "b.ipynb").write_text(json.dumps(_nb([[_fact_output("sw2", 384.0, key)]])))
+    (tmp_path / "chapters" / "x.md").write_text("{glue:text}`../notebooks/b.ipynb::sw2:.0f` MWh")
+    numbers = facts.collect(tmp_path)
+    bad = facts.conflicts(numbers)
+    assert set(bad["value"]) == {794.3, 384.0}
+    assert "chapters/x.md" in set(bad["pages"])
+    # the same value twice is one number
+    (tmp_path / "notebooks" / "b.ipynb").write_text(json.dumps(_nb([[_fact_output("sw2", 794.3, key)]])))
+    assert facts.conflicts(facts.collect(tmp_path)).empty
+
+
+@pytest.fixture(scope="module")
+def numbers() -> pd.DataFrame:
+    if not NUMBERS.exists():
+        pytest.fail(f"{NUMBERS} is missing: run `make book` first")
+    return pd.read_csv(NUMBERS, keep_default_na=False)
+
+
+def test_no_key_has_two_values(numbers):
+    keyed = numbers[numbers["key"] != ""].copy()
+    keyed["value"] = keyed["value"].astype(float)
+    bad = facts.conflicts(keyed)
+    assert bad.empty, "one fact, two numbers:\n" + bad[["key", "value", "notebook", "glue_name", "pages"]].to_string()
+
+
+def test_run_facts_are_keyed_and_shared(numbers):
+    keyed = numbers[numbers["key"] != ""]
+    sw = keyed[keyed["key"] == facts.fact_key("seawead2025seaweed7b", "energy_mwh", "facility", "book central")]
+    # Seaweed-7B's energy is computed by two notebooks and pasted by chapters: one value
+    assert set(sw["notebook"]) >= {"sustainability-runs", "training-at-scale-runs"}
+    assert len(set(sw["value"].astype(float).round(9))) == 1
+    meg = keyed[keyed["citekey"] == "narayanan2021efficient"]
+    assert {"claims-audit", "training-at-scale-mfu"} <= set(meg["notebook"])
+    assert (numbers["pages"] != "").sum() > 100  # the glued values the chapters paste are traced to their pages
