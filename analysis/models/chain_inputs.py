@@ -108,7 +108,7 @@ def inputs_for(hardware_id: str, case: str = "central", **overrides: Any) -> Cha
         except KeyError:
             return math.nan
 
-    power = device_power(hardware_id)
+    power = overrides["power"] if "power" in overrides else device_power(hardware_id)
     fields: dict[str, Any] = {
         "power": power,
         "power_fraction": _pick(power_fraction_key(hardware_id), case) if power.basis == "rated" else 1.0,

@@ -66,7 +66,7 @@ def load() -> pd.DataFrame:
 def _describe() -> str:
     df = load()
     table(df)  # raises if a row's inputs do not give a model value
-    return f"{len(df)} published quantities of {df['run_id'].str.split('-').str[0].nunique()} runs"
+    return f"{len(df)} published quantities from {df['source'].nunique()} publications"
 
 
 DATA_FILES: dict[str, Callable[[], str]] = {RUNS_FILE: _describe}

@@ -250,7 +250,8 @@ def check_grid():
         else:
             yr = mix[iso].get("year")
             peer_src = (f"codecarbon: data/private_infra/global_energy_mix.json {iso}.carbon_intensity "
-                        f"(year {yr}; Ember/Energy Institute via Our World in Data), read by "
+                        f"(year {yr}; the file names no source, its values match Our World in Data's Ember/EI "
+                        f"series), read by "
                         f"codecarbon/core/emissions.py Emissions.get_country_emissions -> "
                         f"_global_energy_mix_to_emissions_rate")
             if key == "us":
@@ -258,7 +259,7 @@ def check_grid():
                         f"With a region set, codecarbon uses per-state eGRID data instead "
                         f"(data/private_infra/2023/usa_emissions.json via Emissions.get_region_emissions).")
             else:
-                note = f"Same source and year: {peer_src}; {ours_src}."
+                note = f"Same convention (same year, same series): {peer_src}; {ours_src}."
         add("d_grid_intensity", key if iso is None else f"{key} ({iso})", "grid carbon intensity",
             "kgCO2e/kWh", a["value"], kg, note)
 
