@@ -78,7 +78,21 @@ def mem_bw_tbps(hardware_id: str) -> float:
 
 
 def memory_gb(hardware_id: str) -> float:
-    """Memory capacity in GB; DataError if the table has no figure."""
+    """Memory capacity in 10**9 bytes; DataError if the table has no figure.
+
+    The one unit every capacity is used in. Where ``memory_mib`` gives the capacity in binary
+    units (nvidia-smi's total: 81,920 MiB for an "80 GB" A100, 85.9 x 10**9 bytes), that figure
+    is converted; otherwise the vendor's nominal "GB" is taken as 10**9 bytes, which undercounts
+    by up to 7.4 % a part whose GB is in fact binary.
+    """
+    mib = spec(hardware_id)["memory_mib"]
+    if not pd.isna(mib):
+        return float(mib) * 2**20 / 1e9
+    return _figure(hardware_id, "memory_gb")
+
+
+def nominal_memory_gb(hardware_id: str) -> float:
+    """The vendor's nominal capacity figure ("80" for an "80 GB" part); DataError if none."""
     return _figure(hardware_id, "memory_gb")
 
 

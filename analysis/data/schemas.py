@@ -31,7 +31,10 @@ HARDWARE = pa.DataFrameSchema(
         "kind": pa.Column(str, checks=pa.Check.isin(["gpu", "tpu", "npu", "asic", "cpu", "fpga", "soc", "network"])),
         "name": pa.Column(str),
         "release_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
-        "memory_gb": _opt_num(),
+        "memory_gb": _opt_num(),  # the vendor's nominal figure, as the datasheet writes it ("80 GB")
+        # the capacity in MiB (2**20 bytes) where a source gives it in binary units: nvidia-smi's
+        # total, or Google's GiB. hardware.memory_gb() prefers it, converted to 10**9 bytes.
+        "memory_mib": _opt_num(),
         "mem_bw_tbps": _opt_num(),
         "tdp_w": _opt_num(),
         # rated: the vendor's board power (TDP); measured_max: a measured maximum (TPU v4, no TDP
