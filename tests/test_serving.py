@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 
+from analysis.data import claims
 from analysis.models import ModelError
 from analysis.themes import serving
 
@@ -145,3 +146,14 @@ def test_prefill_rate_uses_the_model_shape():
     short, long = serving.prefill_rate(mdl, 1, 989), serving.prefill_rate(mdl, 1, 989, prompt_tokens=65536)
     assert short == pytest.approx(989e12 / (2 * 70e9))
     assert short / long == pytest.approx(1 + 2 * 80 * 65536 * 8192 / (2 * 70e9))
+
+
+def test_no_cost_below_the_floor():
+    # A gain measured against a paper's own baseline is never placed on the roofline floor:
+    # 0.08x (Punica) on a $4.55 floor would price a system at $0.36, below the physical bound.
+    assert math.isnan(serving.overhead_cost_usd(4.55, 0.08))
+    # an overhead stays above it: 8.47x (confidential computing, OPT-66B) -> 4.55 * 8.47 = 38.54
+    assert serving.overhead_cost_usd(4.55, 8.47) == pytest.approx(38.5385)
+    priced = serving.priced_claims(claims.load())
+    placed = [serving.overhead_cost_usd(4.55, m) for m in priced["cost_multiplier"]]
+    assert all(math.isnan(x) or x >= 4.55 for x in placed)

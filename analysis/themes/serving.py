@@ -342,3 +342,14 @@ def priced_claims(claims: pd.DataFrame,
         rows.append({"claim_id": cid, "citekey": r["citekey"], "label": label, "kind": kind,
                      "reported": v, "unit": r["unit"], "baseline": r["baseline"], "cost_multiplier": mult})
     return pd.DataFrame(rows)
+
+
+def overhead_cost_usd(floor_usd_per_mtok: float, cost_multiplier: float) -> float:
+    """A measured overhead placed on a roofline floor: floor × multiplier, only for multipliers ≥ 1.
+
+    A gain measured against a paper's own baseline (vLLM, colocated serving) says nothing about
+    the distance of that baseline from the physical floor, so applying it to the floor would price
+    a system below the bound. Gains return NaN here; compare them with their own baselines instead.
+    """
+    models.require_positive(floor_usd_per_mtok=floor_usd_per_mtok, cost_multiplier=cost_multiplier)
+    return floor_usd_per_mtok * cost_multiplier if cost_multiplier >= 1 else math.nan

@@ -321,3 +321,31 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
             "usd_amortised": amort,
         })
     return pd.DataFrame(out)
+
+
+# --- communication -----------------------------------------------------------------------------
+
+def communication_table(hardware_ids: list[str], tp: int, precisions: tuple[str, ...] = ("bf16", "fp16")
+                        ) -> pd.DataFrame:
+    """Per accelerator: its link (data/hardware.csv, a bidirectional total, halved per direction),
+    the dense peak (first of `precisions` the table has), C/W, and the thresholds above which data
+    and tensor parallelism are compute-bound (:mod:`analysis.models.communication`)."""
+    from analysis.data import hardware
+    from analysis.models import communication as comm
+
+    rows = []
+    for hid in hardware_ids:
+        s = hardware.spec(hid)
+        link = float(s["interconnect_gb_per_s"])
+        if _isnan(link):
+            continue
+        prec = next((p for p in precisions if not pd.isna(s[hardware.PRECISIONS[p]])), None)
+        if prec is None:
+            continue
+        peak = hardware.peak_tflops(hid, prec)
+        per_dir = link / 2
+        rows.append({"hardware_id": hid, "link_gb_per_s_total": link, "link_gb_per_s_per_direction": per_dir,
+                     "peak_tflops": peak, "precision": prec, "flop_per_link_byte": peak * 1e12 / (per_dir * 1e9),
+                     "dp_critical_tokens": comm.data_parallel_critical_tokens(peak, per_dir),
+                     "tp_critical_hidden": comm.tensor_parallel_critical_hidden(peak, per_dir, tp)})
+    return pd.DataFrame(rows)
