@@ -157,3 +157,17 @@ def test_no_cost_below_the_floor():
     priced = serving.priced_claims(claims.load())
     placed = [serving.overhead_cost_usd(4.55, m) for m in priced["cost_multiplier"]]
     assert all(math.isnan(x) or x >= 4.55 for x in placed)
+
+
+def test_tensor_parallel_communication_in_decode():
+    # Llama-2-70B (80 layers, hidden 8192), batch 64 on 8 GPUs over PCIe Gen4 (32 GB/s per direction):
+    # each step all-reduces 64 x 8192 x 2 bytes = 1,048,576 bytes twice per layer; a ring moves 2*7/8 of it:
+    # 2 * 80 * 1.75 * 1,048,576 / 32e9 = 9.175 ms per decode step.
+    m = serving.Model("x", 70e9, 327680, layers=80, d_attn=8192, hidden=8192)
+    assert serving.tp_comm_seconds(m, 64, 8, 32) == pytest.approx(2 * 80 * 1.75 * 1048576 / 32e9)
+    assert serving.tp_comm_seconds(m, 64, 1, 32) == 0
+    w = serving.Workload(1024, 256, 64)
+    ideal = serving.usd_per_million_output_tokens(m, w, 8, 0.864, 362, 1.0)
+    pcie = serving.usd_per_million_output_tokens(m, w, 8, 0.864, 362, 1.0, link_gb_per_s_per_direction=32)
+    nvlink = serving.usd_per_million_output_tokens(m, w, 8, 0.864, 362, 1.0, link_gb_per_s_per_direction=300)
+    assert ideal < nvlink < pcie

@@ -178,6 +178,7 @@ class Model:
     experts_per_token: int | None = None
     layers: int = 0  # with d_attn, for the attention FLOP of prefill (0: weights only)
     d_attn: int = 0  # query heads × head size
+    hidden: int = 0  # model width, for the tensor-parallel all-reduces (0: no communication counted)
 
     @classmethod
     def from_row(cls, row: pd.Series, kv_bytes_per_elem: float = 2.0) -> Model:
@@ -190,6 +191,7 @@ class Model:
             experts=None if pd.isna(row["experts"]) else int(row["experts"]),
             experts_per_token=None if pd.isna(row["experts_per_token"]) else int(row["experts_per_token"]),
             layers=int(row["layers"]), d_attn=int(row["heads"]) * int(row["head_dim"]),
+            hidden=int(row["hidden"]),
         )
 
     @property
@@ -224,14 +226,34 @@ def prefill_rate(model: Model, n_gpus: int, peak_tflops: float, mfu: float = 1.0
                                                 prompt_tokens, model.d_attn)
 
 
+def tp_comm_seconds(model: Model, tokens: float, n_gpus: int, link_gb_per_s_per_direction: float,
+                    activation_bytes: float = 2.0) -> float:
+    """Tensor-parallel communication of one forward pass over `tokens` tokens on a group of `n_gpus`.
+
+    Megatron-style tensor parallelism all-reduces the layer output twice per layer (after attention
+    and after the MLP; Shoeybi et al. 2019, Sec. 3): 2 × layers ring all-reduces of
+    tokens × hidden × activation_bytes (:mod:`analysis.models.communication`, bandwidth term only).
+    Zero for one GPU, for an infinite link, or for a model without a `hidden` size.
+    """
+    from analysis.models import communication
+
+    if n_gpus == 1 or math.isinf(link_gb_per_s_per_direction) or model.hidden == 0 or tokens == 0:
+        return 0.0
+    per = communication.allreduce_seconds(n_gpus, tokens * model.hidden * activation_bytes,
+                                          link_gb_per_s_per_direction)
+    return 2 * model.layers * per
+
+
 def usd_per_million_output_tokens(model: Model, work: Workload, n_gpus: int, mem_bw_tbps: float,
                                   peak_tflops: float, usd_per_gpu_hour: float, prefill_mfu: float = 1.0,
-                                  weight_bytes: float = 2.0) -> float:
+                                  weight_bytes: float = 2.0, link_gb_per_s_per_direction: float = math.inf) -> float:
     """Dollars per 1e6 generated tokens when a group serves batches of `work` back to back.
 
     A batch takes prefill time B·P / prefill rate plus O decode steps at the mean context
     P + O/2; the group's hourly price is spread over the B·O tokens it generates. Both rates
-    are roofline bounds, so the result is a floor on the cost.
+    are roofline bounds, so the result is a floor on the cost. With a finite link, each pass
+    adds its tensor-parallel all-reduces (:func:`tp_comm_seconds`), not overlapped: in decode
+    they sit between the layers' matmuls on the critical path.
     """
     models.require_positive(usd_per_gpu_hour=usd_per_gpu_hour, batch=work.batch, output_tokens=work.output_tokens)
     models.require_non_negative(prompt_tokens=work.prompt_tokens)
@@ -239,6 +261,8 @@ def usd_per_million_output_tokens(model: Model, work: Workload, n_gpus: int, mem
                                                                int(work.prompt_tokens))
     step_s = work.batch / decode_rate(model, work.batch, work.mean_context, n_gpus, mem_bw_tbps, peak_tflops,
                                       weight_bytes)
+    prefill_s += tp_comm_seconds(model, work.batch * work.prompt_tokens, n_gpus, link_gb_per_s_per_direction)
+    step_s += tp_comm_seconds(model, work.batch, n_gpus, link_gb_per_s_per_direction)
     seconds = prefill_s + work.output_tokens * step_s
     tokens = work.batch * work.output_tokens
     return n_gpus * usd_per_gpu_hour * seconds / 3600 / tokens * 1e6
@@ -267,7 +291,8 @@ def cost_multiplier_from_speedup(throughput_gain: float, cost_ratio: float = 1.0
 
 def best_group_cost(model: Model, work: Workload, memory_gb: float, mem_bw_tbps: float, peak_tflops: float,
                     usd_per_gpu_hour: float, usable_fraction: float = 1.0, prefill_mfu: float = 1.0,
-                    weight_bytes: float = 2.0, sizes: Sequence[int] = GROUP_SIZES) -> tuple[float, int]:
+                    weight_bytes: float = 2.0, sizes: Sequence[int] = GROUP_SIZES,
+                    link_gb_per_s_per_direction: float = math.inf) -> tuple[float, int]:
     """Cheapest $/Mtok over tensor-parallel group sizes whose memory holds the weights and the batch's KV caches.
 
     Returns (cost, group size), or (nan, 0) when no group in `sizes` can hold the batch.
@@ -282,7 +307,7 @@ def best_group_cost(model: Model, work: Workload, memory_gb: float, mem_bw_tbps:
         if fits < work.batch:
             continue
         cost = usd_per_million_output_tokens(model, work, g, mem_bw_tbps, peak_tflops, usd_per_gpu_hour,
-                                             prefill_mfu, weight_bytes)
+                                             prefill_mfu, weight_bytes, link_gb_per_s_per_direction)
         if math.isnan(best[0]) or cost < best[0]:
             best = (cost, g)
     return best
