@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from analysis import models
@@ -65,6 +66,28 @@ def test_headline_value_prefers_value_then_top_of_range():
     assert gk.headline_value(math.nan, 1.5, 2.0) == 2.0
     with pytest.raises(models.ModelError):
         gk.headline_value(math.nan, math.nan, math.nan)
+
+
+def test_speedup_summary_counts_each_paper_once():
+    # CUDA-L1-like: one paper states a mean speedup on each of six GPUs (17.7, 17.8, 19.0, 16.5, 14.7,
+    # 13.9), with no baseline; two other papers state 1.46 and 6.7, also without one. The paper's
+    # median is (16.5 + 17.7) / 2 = 17.1; over the three papers the median is 6.7 (claim by claim it
+    # would be (14.7 + 16.5) / 2 = 15.6). Above 10x, each paper weighing one: 1, 0, 0 -> 1/3.
+    # A vendor-library group of one paper with 1.192 and 1.26: median (1.192 + 1.26) / 2 = 1.226.
+    nan = math.nan
+    rows = [(f"l1-{i}", "l1", v, nan) for i, v in enumerate([17.7, 17.8, 19.0, 16.5, 14.7, 13.9], start=1)]
+    rows += [("fa-1", "fa", 1.46, nan), ("ma-1", "ma", 6.7, nan), ("l2-1", "l2", 19.2, "cuBLAS"),
+             ("l2-2", "l2", 26.0, "cuBLAS")]
+    claims = pd.DataFrame([(cid, ck, "speedup", v, nan, nan, "x" if ck != "l2" else "%", b)
+                           for cid, ck, v, b in rows],
+                          columns=["claim_id", "citekey", "metric", "value", "low", "high", "unit", "baseline"])
+    summ = gk.summarise_speedups(gk.classify_speedups(claims))
+    assert list(summ.index) == ["vendor library", "unstated"]  # the order of BASELINE_CLASSES
+    u = summ.loc["unstated"]
+    assert u["median"] == pytest.approx(6.7)
+    assert (u["papers"], u["claims"], u["n"]) == (3, 8, "n = 3 papers (8 claims)")
+    assert u["share_over_10x"] == pytest.approx(1 / 3)
+    assert summ.loc["vendor library", "median"] == pytest.approx(1.226)
 
 
 def test_points_file_validates():

@@ -44,10 +44,23 @@ def test_headline_speedups_and_summary():
     assert f.loc["b-1", "factor"] == pytest.approx(1.64)
     assert f.loc["b-2", "baseline_kind"] == "unstated"
     summ = s.summarise(h, "theme").set_index("theme")
-    # quantization: factors 1.64 and 10 -> median 5.82, geomean sqrt(16.4) = 4.0497, half are 'up to'
+    # quantization: one paper (b) with factors 1.64 and 10 -> its median (1.64 + 10) / 2 = 5.82 is the
+    # theme's one paper value, so median and geometric mean are both 5.82; half of b's claims are 'up to'
     assert summ.loc["quantization", "median_x"] == pytest.approx(5.82)
-    assert summ.loc["quantization", "geomean_x"] == pytest.approx(math.sqrt(16.4))
+    assert summ.loc["quantization", "geomean_x"] == pytest.approx(5.82)
     assert summ.loc["quantization", "share_up_to"] == 0.5
+    assert (summ.loc["quantization", "papers"], summ.loc["quantization", "claims"]) == (1, 2)
+    assert summ.loc["quantization", "n"] == "n = 1 paper (2 claims)"
+
+
+def test_summary_counts_each_paper_once():
+    # Over all headline speedups: paper a's value 2.0 and paper b's median 5.82 (two claims) ->
+    # median over papers (2.0 + 5.82) / 2 = 3.91, not the claim median of (1.64, 2.0, 10) = 2.0.
+    # 'up to' share, each paper weighing one: a 0 of 1, b 1 of 2 -> (0 + 0.5) / 2 = 0.25 (claims: 1/3).
+    allh = s.summarise(s.headline_speedups(_claims(), _papers()))
+    assert allh.loc[0, "median_x"] == pytest.approx(3.91)
+    assert allh.loc[0, "share_up_to"] == pytest.approx(0.25)
+    assert (allh.loc[0, "papers"], allh.loc[0, "claims"]) == (2, 3)
 
 
 def test_reporting_completeness():
@@ -56,7 +69,20 @@ def test_reporting_completeness():
     # hardware 2/2, named part 1/2 (GPU is generic), precision 0/2, baseline 1/2.
     q = comp.loc["quantization"]
     assert (q["claims"], q["hardware"], q["named part"], q["precision"], q["baseline"]) == (2, 1.0, 0.5, 0.0, 0.5)
+    assert q["papers"] == 1
     assert comp.loc["serving", "named part"] == 0.0  # 'GPU;CPU' names no specific part
+
+
+def test_reporting_completeness_weighs_each_paper_once():
+    # All headline claims in one theme: a-1 (H100, baseline), b-1 (H100, baseline), b-2 (GPU, none),
+    # c-1 (GPU;CPU, none). Per paper, baseline named: a 1/1, b 1/2, c 0/1 -> (1 + 0.5 + 0) / 3 = 0.5;
+    # named part: a 1, b 1/2, c 0 -> 0.5. Claim by claim both would be 2/4 = 0.5 as well, so the
+    # precision column tells them apart: a 1/1, b 0/2, c 0/1 -> 1/3 per paper, against 1/4 per claim.
+    comp = s.reporting_completeness(_claims(), _papers().assign(theme="all")).loc["all"]
+    assert (comp["papers"], comp["claims"]) == (3, 4)
+    assert comp["baseline"] == pytest.approx(0.5)
+    assert comp["named part"] == pytest.approx(0.5)
+    assert comp["precision"] == pytest.approx(1 / 3)
 
 
 def test_names_specific_part():

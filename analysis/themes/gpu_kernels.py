@@ -13,7 +13,7 @@ import pandera.pandas as pa
 
 from analysis import models
 from analysis.data.tables import read_csv
-from analysis.models import baselines
+from analysis.models import baselines, paper_stats
 
 # --- attention cost model ------------------------------------------------------------------
 
@@ -116,6 +116,20 @@ def classify_speedups(claims: pd.DataFrame) -> pd.DataFrame:
     df["baseline_class"] = [baseline_class(b) for b in df["baseline"]]
     df["baseline_ceiling"] = [baseline_ceiling(f) for f in df["factor"]]
     return df
+
+
+def summarise_speedups(sp: pd.DataFrame, by: str | None = "baseline_class", *, n_boot: int = 2000,
+                       seed: int = 0) -> pd.DataFrame:
+    """Speedups per group (by default the baseline class, in the order of BASELINE_CLASSES), each
+    paper counted once: papers, claims, the median over papers of each paper's median factor with
+    its paper-bootstrap interval, the geometric mean of the paper medians, the largest single claim
+    and the share of claims above 10x (each paper weighing one). `sp` comes from classify_speedups."""
+    over10 = sp.assign(over_10x=sp["factor"] > 10)
+    s = paper_stats.summarise(over10, "factor", by, flags=["over_10x"], n_boot=n_boot, seed=seed)
+    s["n"] = [paper_stats.n_label(p, c) for p, c in zip(s["papers"], s["claims"], strict=True)]
+    if by == "baseline_class":
+        s = s.set_index(by).reindex([k for k in BASELINE_CLASSES if k in set(s[by])])
+    return s
 
 
 # --- data: the kernel throughputs placed on the roofline ------------------------------------------

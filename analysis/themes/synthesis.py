@@ -8,6 +8,10 @@ and keeps its lower end for the plot.
 
 The kind of baseline is read from the ledger's free-text ``baseline`` column by
 :func:`analysis.baselines.classify`, the book's one set of keyword rules (first match wins).
+
+Every median and share across claims counts each paper once per group
+(:mod:`analysis.models.paper_stats`): a paper's claims in a group are first reduced to their
+median (or, for a share, to the paper's own share), and the summary is taken over papers.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import math
 
 import pandas as pd
 
-from analysis.models import baselines
+from analysis.models import baselines, paper_stats
 
 KINDS = baselines.KINDS  # one taxonomy for the whole book (analysis/models/baselines.py)
 classify_baseline = baselines.classify
@@ -50,18 +54,21 @@ def geometric_mean(values: pd.Series) -> float:
     return float(math.exp(v.apply(math.log).mean()))
 
 
-def summarise(h: pd.DataFrame, by: str) -> pd.DataFrame:
-    """Count, median and geometric mean of the factors, and the share of 'up to' claims, per group."""
-    rows = []
-    for key, g in h.groupby(by):
-        rows.append({by: key, "claims": len(g), "papers": g["citekey"].nunique(),
-                     "median_x": float(g["factor"].median()), "geomean_x": geometric_mean(g["factor"]),
-                     "max_x": float(g["factor"].max()),
-                     "share_up_to": float((g["qualifier"] == "up to").mean())})
-    return pd.DataFrame(rows).sort_values("median_x", ascending=False).reset_index(drop=True)
+def summarise(h: pd.DataFrame, by: str | None = None, *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per group (or over all of `h` when `by` is None), each paper counted once: papers, claims, the
+    median over papers of each paper's median factor with its paper-bootstrap interval, the geometric
+    mean of the paper medians, the largest single claim and the share of 'up to' claims (each paper
+    weighing one). Sorted by median, largest first."""
+    up_to = h.assign(up_to=h["qualifier"] == "up to")
+    s = paper_stats.summarise(up_to, "factor", by, flags=["up_to"], n_boot=n_boot, seed=seed)
+    s = s.rename(columns={"median": "median_x", "ci_low": "ci_low_x", "ci_high": "ci_high_x",
+                          "geomean": "geomean_x", "max_claim": "max_x"})
+    s["n"] = [paper_stats.n_label(p, c) for p, c in zip(s["papers"], s["claims"], strict=True)]
+    return s.sort_values("median_x", ascending=False).reset_index(drop=True)
 
 
 REPORTED_FIELDS = ["hardware", "precision", "baseline"]
+REPORTED_COLUMNS = ["hardware", "named part", "precision", "baseline"]
 GENERIC_HARDWARE = {"GPU", "CPU", "FPGA", "NPU", "TPU", "ASIC"}
 
 
@@ -86,19 +93,22 @@ def compute_budgets(claims: pd.DataFrame, papers: pd.DataFrame, theme: str) -> p
 def reporting_completeness(claims: pd.DataFrame, papers: pd.DataFrame, metrics: list[str] | None = None
                            ) -> pd.DataFrame:
     """Per theme: the share of headline claims (optionally of some metrics) whose ledger row names
-    the hardware, the precision and the baseline. A ledger field is filled only when the abstract
-    states it, so this measures what the abstracts report."""
+    the hardware, a specific part, the precision and the baseline, each paper weighing one (its own
+    share among its claims, then the mean over the theme's papers), with the theme's papers and
+    claims. A ledger field is filled only when the abstract states it, so this measures what the
+    abstracts report."""
     h = claims[claims["tier"] == "headline"]
     if metrics is not None:
         h = h[h["metric"].isin(metrics)]
     h = h.merge(papers[["citekey", "theme"]], on="citekey", how="left")
-    specific_hw = h["hardware"].apply(names_specific_part)
-    out = pd.DataFrame({"theme": h["theme"], "hardware": h["hardware"].notna(), "named part": specific_hw,
-                        "precision": h["precision"].notna(), "baseline": h["baseline"].notna()})
-    g = out.groupby("theme")
-    res = g.mean()
+    flags = pd.DataFrame({"theme": h["theme"], "citekey": h["citekey"], "hardware": h["hardware"].notna(),
+                          "named part": h["hardware"].apply(names_specific_part),
+                          "precision": h["precision"].notna(), "baseline": h["baseline"].notna()})
+    res = paper_stats.paper_shares(flags, REPORTED_COLUMNS, "theme")
+    g = flags.groupby("theme")
     res.insert(0, "claims", g.size())
-    return res.sort_values("claims", ascending=False)
+    res.insert(0, "papers", g["citekey"].nunique())
+    return res.sort_values(["papers", "claims"], ascending=False)
 
 
 def verdict_counts(results: pd.DataFrame, verdicts: list[str]) -> dict[str, int]:
