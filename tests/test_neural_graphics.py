@@ -74,4 +74,66 @@ def test_data_files_validate() -> None:
     assert claims["value"].notna().all()
     assert ng.device_spec("RTX-3060")["tdp_w"] == 170
     assert ng.device_spec("H100-SXM", "fp16")["peak_tflops"] == pytest.approx(989.4)
-    assert math.isnan(ng.device_spec("iPhone")["tdp_w"])
+    assert math.isnan(float(ng.device_spec("iPhone")["tdp_w"]))
+
+
+def test_device_spec_never_mixes_bases() -> None:
+    # data/hardware.csv: H100 SXM dense FP16 tensor 989.4, FP32 67; RTX 4090 FP16 (FP32 accumulate) 165.2,
+    # FP32 82.6; M1 Pro and Jetson AGX Orin hold FP32 only (5.2 and 5.3), Orin has no bandwidth figure;
+    # data/neural-graphics-devices.csv: RTX 3060 FP32 13 TFLOP/s, 0.36 TB/s
+    h100 = ng.device_spec("H100-SXM", "fp16")
+    assert (h100["peak_tflops"], h100["peak_fp32_tflops"]) == (pytest.approx(989.4), pytest.approx(67))
+    assert ng.device_spec("RTX-4090", "fp32")["peak_tflops"] == pytest.approx(82.6)
+    for dev, fp32 in (("M1-Pro", 5.2), ("Jetson-Orin", 5.3), ("RTX-3060", 13.0)):
+        s = ng.device_spec(dev, "fp16")
+        assert math.isnan(float(s["peak_tflops"])), dev  # no FP16 figure: nan, not the FP32 figure
+        assert s["precision"] == "fp16"
+        assert s["peak_fp32_tflops"] == pytest.approx(fp32)
+    assert ng.device_spec("RTX-3060", "fp32")["peak_tflops"] == pytest.approx(13.0)
+    assert math.isnan(float(ng.device_spec("Jetson-Orin", "fp32")["mem_bw_tbps"]))
+
+
+def test_parse_fractions() -> None:
+    assert ng.parse_fractions("0,0.5,0.9") == [0.0, 0.5, 0.9]
+    assert ng.parse_fractions(" 1 ") == [1.0]
+    for bad in ("", "0,1.5", "-0.1"):
+        with pytest.raises(ValueError):
+            ng.parse_fractions(bad)
+
+
+def test_machine_balance() -> None:
+    # RTX 4090: 165.2 TFLOP/s / 1.008 TB/s = 163.89 FLOP/byte; H100 SXM FP32: 67 / 3.35 = 20.0 FLOP/byte
+    assert ng.machine_balance(165.2, 1.008) == pytest.approx(163.889, rel=1e-5)
+    assert ng.machine_balance(67, 3.35) == pytest.approx(20.0)
+    with pytest.raises(ValueError):
+        ng.machine_balance(67, math.nan)
+
+
+def test_memory_to_compute_gap() -> None:
+    # Instant-NGP sample: 19,328 FLOP and 512 bytes of table reads (test_hash_encoding_costs).
+    # H100 SXM on FP32 (balance 20 FLOP/B), no reuse: 20 x 512 / 19,328 = 10,240 / 19,328 = 0.5298
+    # (the notebook's 4K/60 gaps: memory 16.31 / 3.35 = 4.868x, compute 615.6 / 67 = 9.188x; 4.868 / 9.188 = 0.530)
+    assert ng.memory_to_compute_gap(19328, 512, 0.0, 67, 3.35) == pytest.approx(0.52980, rel=1e-4)
+    # RTX 4090 on FP16 tensor (163.89 FLOP/B), half the reads from cache: 163.89 x 256 / 19,328 = 2.1707
+    assert ng.memory_to_compute_gap(19328, 512, 0.5, 165.2, 1.008) == pytest.approx(2.1707, rel=1e-4)
+    # everything from cache: no memory gap at all
+    assert ng.memory_to_compute_gap(19328, 512, 1.0, 165.2, 1.008) == 0
+    with pytest.raises(ValueError):
+        ng.memory_to_compute_gap(19328, 512, 1.2, 165.2, 1.008)
+
+
+def test_break_even_reuse() -> None:
+    # r* = 1 - (F / B) / balance = 1 - F x bandwidth / (B x peak); F / B = 19,328 / 512 = 37.75 FLOP/byte
+    # RTX 4090 FP16 tensor: 37.75 x 1.008 / 165.2 = 38.052 / 165.2 = 0.230339 -> r* = 0.769661
+    assert ng.break_even_reuse(19328, 512, 165.2, 1.008) == pytest.approx(0.769661, rel=1e-5)
+    # RTX 4090 FP32: 38.052 / 82.6 = 0.460678 -> r* = 0.539322
+    assert ng.break_even_reuse(19328, 512, 82.6, 1.008) == pytest.approx(0.539322, rel=1e-5)
+    # H100 SXM FP16 tensor: 37.75 x 3.35 / 989.4 = 126.4625 / 989.4 = 0.127817 -> r* = 0.872183
+    assert ng.break_even_reuse(19328, 512, 989.4, 3.35) == pytest.approx(0.872183, rel=1e-5)
+    # H100 SXM FP32: 126.4625 / 67 = 1.8875 > 1, so the compute gap is the larger at any reuse -> 0
+    assert ng.break_even_reuse(19328, 512, 67, 3.35) == 0.0
+    # at r* the two gaps are equal: 1 - 0.769661 = 0.230339 of 512 bytes = 117.93 bytes;
+    # 163.889 x 117.93 / 19,328 = 1.000
+    assert ng.memory_to_compute_gap(19328, 512, 0.769661, 165.2, 1.008) == pytest.approx(1.0, rel=1e-5)
+    with pytest.raises(ValueError):
+        ng.break_even_reuse(19328, 0, 165.2, 1.008)

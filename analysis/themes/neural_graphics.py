@@ -198,9 +198,11 @@ def _num(v: object) -> float:
 
 
 def device_spec(device_id: str, precision: str = "fp16") -> dict[str, float | str]:
-    """Peak TFLOP/s (at `precision`, else FP32), memory TB/s and TDP W of a device.
+    """Peak TFLOP/s at `precision` and at FP32, memory TB/s and TDP W of a device.
 
-    Looks in data/hardware.csv first and then in data/neural-graphics-devices.csv; missing figures are nan.
+    Looks in data/hardware.csv first and then in data/neural-graphics-devices.csv (which holds FP32
+    figures only). There is no fallback between precisions: a device without a figure at `precision`
+    gets nan for ``peak_tflops``, so a comparison never mixes bases. Missing figures are nan.
     """
     from analysis.data import hardware
 
@@ -208,17 +210,62 @@ def device_spec(device_id: str, precision: str = "fp16") -> dict[str, float | st
     col = hardware.PRECISIONS[precision]
     if device_id in hw.index:
         s = {str(k): v for k, v in hw.loc[device_id].to_dict().items()}
-        peak, prec = _num(s[col]), precision
-        if math.isnan(peak):
-            peak, prec = _num(s["peak_fp32_tflops"]), "fp32"
-        if not math.isnan(peak):
-            return {"device_id": device_id, "name": str(s["name"]), "peak_tflops": peak, "precision": prec,
-                    "mem_bw_tbps": _num(s["mem_bw_tbps"]), "tdp_w": _num(s["tdp_w"]), "source": "data/hardware.csv"}
+        peak, fp32 = _num(s[col]), _num(s["peak_fp32_tflops"])
+        if not (math.isnan(peak) and math.isnan(fp32)):
+            return {"device_id": device_id, "name": str(s["name"]), "peak_tflops": peak, "precision": precision,
+                    "peak_fp32_tflops": fp32, "mem_bw_tbps": _num(s["mem_bw_tbps"]), "tdp_w": _num(s["tdp_w"]),
+                    "source": "data/hardware.csv"}
     dev = load_devices()
     if device_id in dev.index:
         d = {str(k): v for k, v in dev.loc[device_id].to_dict().items()}
-        return {"device_id": device_id, "name": str(d["name"]), "peak_tflops": _num(d["peak_fp32_tflops"]),
-                "precision": "fp32", "mem_bw_tbps": _num(d["mem_bw_tbps"]), "tdp_w": _num(d["tdp_w"]),
+        fp32 = _num(d["peak_fp32_tflops"])
+        peak = fp32 if precision == "fp32" else math.nan  # the file holds FP32 figures only
+        return {"device_id": device_id, "name": str(d["name"]), "peak_tflops": peak, "precision": precision,
+                "peak_fp32_tflops": fp32, "mem_bw_tbps": _num(d["mem_bw_tbps"]), "tdp_w": _num(d["tdp_w"]),
                 "source": "data/neural-graphics-devices.csv"}
-    return {"device_id": device_id, "name": device_id, "peak_tflops": math.nan, "precision": "",
-            "mem_bw_tbps": math.nan, "tdp_w": math.nan, "source": ""}
+    return {"device_id": device_id, "name": device_id, "peak_tflops": math.nan, "precision": precision,
+            "peak_fp32_tflops": math.nan, "mem_bw_tbps": math.nan, "tdp_w": math.nan, "source": ""}
+
+
+def parse_fractions(text: str) -> list[float]:
+    """'0,0.5,0.9' -> [0.0, 0.5, 0.9]: a comma-separated list of fractions, each in [0, 1]."""
+    out = [float(t) for t in text.split(",") if t.strip()]
+    if not out or any(not 0.0 <= f <= 1.0 for f in out):
+        raise ValueError(f"{text!r}: give one or more fractions in [0, 1], separated by commas")
+    return out
+
+
+def machine_balance(peak_tflops: float, mem_bw_tbps: float) -> float:
+    """FLOP a device can execute per byte it can move from memory at peak: peak FLOP/s / bytes/s."""
+    if not (peak_tflops > 0 and mem_bw_tbps > 0):
+        raise ValueError("peak and bandwidth must be positive numbers")
+    return peak_tflops / mem_bw_tbps
+
+
+def memory_to_compute_gap(flops_per_sample: float, bytes_read_per_sample: float, reuse: float,
+                          peak_tflops: float, mem_bw_tbps: float) -> float:
+    """Memory gap / compute gap of one device: (bytes x (1 - reuse) / bandwidth) / (FLOP / peak).
+
+    `bytes_read_per_sample` are the table reads before any cache; `reuse` is the fraction of them served on
+    chip. Above 1, memory traffic is the larger shortfall. Resolution, frame rate, samples per ray and a
+    utilisation applied to both peaks cancel out, so the ratio depends only on the network, the reuse and
+    the device's machine balance.
+    """
+    if not 0.0 <= reuse <= 1.0:
+        raise ValueError("reuse must be in [0, 1]")
+    if not flops_per_sample > 0:
+        raise ValueError("flops_per_sample must be positive")
+    return machine_balance(peak_tflops, mem_bw_tbps) * bytes_read_per_sample * (1.0 - reuse) / flops_per_sample
+
+
+def break_even_reuse(flops_per_sample: float, bytes_read_per_sample: float, peak_tflops: float,
+                     mem_bw_tbps: float) -> float:
+    """The cache reuse at which the memory gap equals the compute gap: 1 - (FLOP / bytes read) / machine balance.
+
+    Below it the memory gap is the larger; above it the compute gap. 0.0 means the compute gap is the larger
+    (or equal) even with no reuse at all.
+    """
+    if not (flops_per_sample > 0 and bytes_read_per_sample > 0):
+        raise ValueError("flops and bytes per sample must be positive")
+    r = 1.0 - flops_per_sample / bytes_read_per_sample / machine_balance(peak_tflops, mem_bw_tbps)
+    return max(0.0, r)
