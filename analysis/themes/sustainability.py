@@ -21,18 +21,15 @@ from analysis.data.tables import read_csv
 EPOCH_FILE = "sustainability-epoch-models.csv"
 EPOCH_COMMIT = "263c40a159307e917213d1dc433c617e47d55bfe"
 
-# Epoch hardware names -> (our hardware id, purchase-price key, rental-price key, power-to-TDP key)
-EPOCH_HARDWARE: dict[str, tuple[str, str, str, str]] = {
-    "NVIDIA A100 SXM4 80 GB": ("A100-80GB", "purchase_price_usd_a100_80gb", "gpu_hour_usd_a100_80gb",
-                               "power_to_tdp_ratio_gpu"),
-    "NVIDIA A100 SXM4 40 GB": ("A100-40GB", "purchase_price_usd_a100_40gb", "gpu_hour_usd_a100_40gb",
-                               "power_to_tdp_ratio_gpu"),
-    "NVIDIA Tesla V100 DGXS 32 GB": ("V100", "purchase_price_usd_v100", "gpu_hour_usd_v100",
-                                     "power_to_tdp_ratio_gpu"),
-    "NVIDIA Tesla K80": ("K80", "purchase_price_usd_k80", "gpu_hour_usd_k80", "power_to_tdp_ratio_gpu"),
-    "NVIDIA P100": ("P100", "purchase_price_usd_p100", "gpu_hour_usd_p100", "power_to_tdp_ratio_gpu"),
-    "Google TPU v3": ("TPUv3", "purchase_price_usd_tpu_v3", "chip_hour_usd_tpu_v3", "power_to_tdp_ratio_tpu"),
-    "Google TPU v4": ("TPUv4", "purchase_price_usd_tpu_v4", "chip_hour_usd_tpu_v4", "power_to_tdp_ratio_tpu"),
+# Epoch hardware names -> our hardware ids (prices and power come from analysis.models.chain_inputs)
+EPOCH_HARDWARE: dict[str, str] = {
+    "NVIDIA A100 SXM4 80 GB": "A100-80GB",
+    "NVIDIA A100 SXM4 40 GB": "A100-40GB",
+    "NVIDIA Tesla V100 DGXS 32 GB": "V100",
+    "NVIDIA Tesla K80": "K80",
+    "NVIDIA P100": "P100",
+    "Google TPU v3": "TPUv3",
+    "Google TPU v4": "TPUv4",
 }
 
 EPOCH_SCHEMA = pa.DataFrameSchema(
