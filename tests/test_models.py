@@ -11,6 +11,7 @@ import math
 import pytest
 
 from analysis import models as m
+from analysis.models import chain
 
 
 def test_6nd_reproduces_gpt3_compute():
@@ -137,7 +138,9 @@ def test_decode_bound_is_bandwidth_limited_at_batch_1():
 def test_costs_and_energy():
     assert m.rental_cost_usd(1000, 2.5) == 2500
     assert m.usd_per_million_tokens(1000, 3.6) == pytest.approx(1.0)
-    assert m.energy_kwh(1000, 400, 1.5) == 600
+    # 1,000 device-hours at a measured 400 W average, PUE 1.5: 400 kWh at the accelerator, 600 at the meter
+    e = chain.energy_at_boundaries(1000, chain.Power(400, "measured_chip"), 1.0, 1.0, 1.5)
+    assert (e.accelerator_kwh, e.facility_kwh) == (400, 600)
     assert m.co2e_tonnes(1000, 0.4) == pytest.approx(0.4)
     # amortised: a $10,000 GPU over 1 year of hours costs 10,000 for a year's GPU-hours.
     assert m.amortised_cost_usd(m.HOURS_PER_YEAR, 10_000, 1) == pytest.approx(10_000)
@@ -147,7 +150,8 @@ def test_costs_and_energy():
 def test_gpt3_energy_patterson():
     # Patterson et al. 2021, Table 4 (GPT-3): 10,000 V100s for 14.8 days at 330 W average per
     # processor, datacentre PUE 1.10 → 1,287 MWh; at 0.429 kgCO2e/kWh → 552 tCO2e.
-    kwh = m.energy_kwh(m.gpu_hours(10_000, 14.8), 330, 1.10)
+    power = chain.Power(330, "measured_system")
+    kwh = chain.energy_at_boundaries(m.gpu_hours(10_000, 14.8), power, 1.0, 1.0, 1.10).facility_kwh
     assert kwh / 1000 == pytest.approx(1287, rel=0.005)
     assert m.co2e_tonnes(kwh, 0.429) == pytest.approx(552, rel=0.005)
 
@@ -157,7 +161,7 @@ def test_gpt3_energy_patterson():
     [
         lambda: m.training_flops_6nd(-1, 10),
         lambda: m.training_flops_6nd(1, math.nan),
-        lambda: m.energy_kwh(10, 300, 0.9),
+        lambda: chain.energy_at_boundaries(10, chain.Power(300), 1.0, 1.0, 0.9),
         lambda: m.training_bytes_per_param(4),
         lambda: m.max_concurrent_requests(80, 140, 1e6),
         lambda: m.bytes_per_element("fp3.5"),
@@ -204,11 +208,11 @@ def test_gpt3_energy_from_sourced_assumptions():
     # 10,000 V100 × 14.8 days × 24 h × 330 W × PUE 1.10 = 1,289 MWh against the published 1,287 MWh.
     from analysis.data import assumptions as a
 
-    kwh = m.energy_kwh(
+    kwh = chain.energy_at_boundaries(
         m.gpu_hours(a.get("patterson2021_gpt3_num_v100"), a.get("patterson2021_gpt3_training_days")),
-        a.get("patterson2021_gpt3_avg_power_per_accelerator_w"),
+        chain.Power(a.get("patterson2021_gpt3_avg_power_per_accelerator_w"), "measured_system"), 1.0, 1.0,
         a.get("patterson2021_gpt3_pue"),
-    )
+    ).facility_kwh
     assert kwh / 1000 == pytest.approx(a.get("patterson2021_gpt3_energy_mwh"), rel=0.005)
     assert m.co2e_tonnes(kwh, a.get("patterson2021_gpt3_kgco2e_per_kwh")) == pytest.approx(
         a.get("patterson2021_gpt3_tco2e"), rel=0.005)

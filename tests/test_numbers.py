@@ -64,3 +64,32 @@ def test_run_facts_are_keyed_and_shared(numbers):
     meg = keyed[keyed["citekey"] == "narayanan2021efficient"]
     assert {"claims-audit", "training-at-scale-mfu"} <= set(meg["notebook"])
     assert (numbers["pages"] != "").sum() > 100  # the glued values the chapters paste are traced to their pages
+
+
+def test_every_pasted_number_carries_a_key(numbers):
+    """A number a page pastes states a fact (about a paper, a run, the corpus or the book's model): it is keyed,
+    so that a second notebook computing the same fact differently is caught. Text (names, verdict words) is not."""
+    value = pd.to_numeric(numbers["value"], errors="coerce")
+    unkeyed = numbers[(numbers["key"] == "") & (numbers["pages"] != "") & value.notna()]
+    assert unkeyed.empty, "pasted numbers without a fact key (use analysis.book.facts.glue_fact):\n" + \
+        unkeyed[["notebook", "glue_name", "pages"]].to_string()
+
+
+def test_keys_name_what_the_fact_is_about(numbers):
+    """citekey is a paper of the table (optionally :run), ref:/run: for an outside run, hw:<id> for a datasheet
+    row, or corpus/book; energy and carbon facts say at which boundary they stand."""
+    from analysis.data import hardware, papers
+    known = set(papers.load()["citekey"])
+    hw_ids = set(hardware.load()["hardware_id"])
+    keyed = numbers[numbers["key"] != ""]
+    bad = []
+    for r in keyed.itertuples():
+        head = r.citekey.split(":")[0]
+        ok = (head in known or r.citekey.startswith(("ref:", "run:")) or head in {"corpus", "book"}
+              or (head == "hw" and r.citekey.split(":", 1)[1] in hw_ids))
+        if not ok:
+            bad.append((r.notebook, r.glue_name, r.citekey))
+    assert not bad, f"fact keys that name no paper, run, device, corpus or book: {bad[:20]}"
+    energy = keyed[keyed["unit"].isin(["MWh", "kWh", "GWh", "tCO2e", "kgCO2e"])]
+    assert (energy["boundary"].isin(["accelerator", "server", "facility"])).all(), \
+        energy[~energy["boundary"].isin(["accelerator", "server", "facility"])][["notebook", "glue_name"]].to_string()

@@ -61,17 +61,6 @@ def usd_per_million_tokens(tokens_per_s: float, usd_per_hour: float) -> float:
     return usd_per_hour / (tokens_per_s * 3600) * 1e6
 
 
-def energy_kwh(gpu_hours_: float, avg_power_w: float, pue: float = 1.0) -> float:
-    """Facility energy: GPU-hours × average power per GPU × PUE, in kWh.
-
-    Use measured average power where a source gives it; TDP gives an upper bound.
-    """
-    require_non_negative(gpu_hours_=gpu_hours_, avg_power_w=avg_power_w)
-    if not pue >= 1:
-        raise ModelError(f"PUE must be at least 1, got {pue!r}")
-    return gpu_hours_ * avg_power_w / 1000 * pue
-
-
 def co2e_tonnes(energy_kwh_: float, kg_co2e_per_kwh: float) -> float:
     """Operational emissions in tCO2e: kWh × grid intensity (kgCO2e/kWh) / 1000."""
     require_non_negative(energy_kwh_=energy_kwh_, kg_co2e_per_kwh=kg_co2e_per_kwh)

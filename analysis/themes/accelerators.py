@@ -15,37 +15,7 @@ import pandera.pandas as pa
 from analysis.data import assumptions, hardware
 from analysis.data.schemas import CITEKEY, HW_ID
 from analysis.data.tables import read_csv
-from analysis.models import trends
-
-# Two-sided 95 % quantiles of Student's t distribution for 1..30 degrees of freedom
-# (standard statistical tables); above 30 the normal value 1.96 is used.
-# hardware_id -> name of its purchase price in data/assumptions.yml
-PRICE_KEYS: dict[str, str] = {
-    "V100": "purchase_price_usd_v100",
-    "A100-40GB": "purchase_price_usd_a100_40gb",
-    "A100-80GB": "purchase_price_usd_a100_80gb",
-    "H100-SXM": "purchase_price_usd_h100",
-    "H100-PCIe": "purchase_price_usd_h100_pcie",
-    "H200": "purchase_price_usd_h200",
-    "B200": "purchase_price_usd_b200",
-    "GH200": "purchase_price_usd_gh200",
-    "A6000": "purchase_price_usd_a6000",
-    "P100": "purchase_price_usd_p100",
-    "K80": "purchase_price_usd_k80",
-    "RTX-2080Ti": "purchase_price_usd_rtx_2080ti",
-    "RTX-3090": "purchase_price_usd_rtx_3090",
-    "RTX-4090": "purchase_price_usd_rtx_4090",
-    "TitanX-Maxwell": "purchase_price_usd_titanx_maxwell",
-    "MI250X": "purchase_price_usd_mi250x",
-    "MI300X": "purchase_price_usd_mi300x",
-    "Gaudi2": "purchase_price_usd_gaudi2",
-    "Max-1550": "purchase_price_usd_max_1550",
-    "TPUv2": "purchase_price_usd_tpu_v2",
-    "TPUv3": "purchase_price_usd_tpu_v3",
-    "TPUv4": "purchase_price_usd_tpu_v4",
-    "TPUv5e": "purchase_price_usd_tpu_v5e",
-    "TPUv5p": "purchase_price_usd_tpu_v5p",
-}
+from analysis.models import chain_inputs, trends
 
 COMPARISONS = pa.DataFrameSchema(
     {
@@ -154,8 +124,8 @@ def fit_column(df: pd.DataFrame, column: str) -> trends.GrowthFit:
 
 def purchase_price_usd(hardware_id: str) -> float:
     """Sourced purchase price (USD per accelerator) from data/assumptions.yml, or nan if none."""
-    key = PRICE_KEYS.get(hardware_id)
-    return assumptions.get(key) if key else float("nan")
+    key = chain_inputs.purchase_key(hardware_id)
+    return assumptions.get(key) if key in assumptions.load().index else float("nan")
 
 
 def per_watt(value: float, tdp_w: float) -> float:
@@ -188,7 +158,7 @@ def efficiency_table(ids: list[str], precision: str = "best16") -> pd.DataFrame:
         rows.append({
             "hardware_id": hid, "vendor": s["vendor"], "kind": s["kind"], "peak_tflops": peak,
             "precision": prec, "mem_bw_gbps": bw_gbps, "tdp_w": tdp, "price_usd": price,
-            "price_source": PRICE_KEYS.get(hid, ""),
+            "price_source": chain_inputs.purchase_key(hid) if price == price else "",
             "tflops_per_w": per_watt(peak, tdp), "gbps_per_w": per_watt(bw_gbps, tdp),
             "tflops_per_kusd": per_kusd(peak, price), "gbps_per_kusd": per_kusd(bw_gbps, price),
         })

@@ -22,7 +22,7 @@ import pandera.pandas as pa
 from analysis import models
 from analysis.data.paths import data_file
 from analysis.data.tables import fail_rows, read_csv
-from analysis.models import ModelError
+from analysis.models import ModelError, chain_inputs
 
 MODELS_FILE = "serving-models.csv"
 
@@ -46,16 +46,9 @@ MODELS_SCHEMA = pa.DataFrameSchema(
     strict=True,
 )
 
-# Rental-price names in data/assumptions.yml for the GPUs the chapter compares.
-PRICE_KEYS: dict[str, str] = {
-    "L4": "gpu_hour_usd_l4",
-    "L40S": "gpu_hour_usd_l40s",
-    "A6000": "gpu_hour_usd_a6000",
-    "RTX-4090": "gpu_hour_usd_rtx_4090",
-    "A100-80GB": "gpu_hour_usd_a100_80gb",
-    "H100-SXM": "gpu_hour_usd_h100",
-    "H200": "gpu_hour_usd_h200",
-}
+# Rental-price names in data/assumptions.yml for the GPUs the chapter compares (one naming rule, the chain's).
+PRICE_KEYS: dict[str, str] = {g: chain_inputs.price_key(g)
+                              for g in ("L4", "L40S", "A6000", "RTX-4090", "A100-80GB", "H100-SXM", "H200")}
 
 GROUP_SIZES: tuple[int, ...] = (1, 2, 4, 8)
 
