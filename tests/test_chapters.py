@@ -93,3 +93,29 @@ def test_glue_references_name_a_format():
 def test_synthesis_and_audit_chapters_exist():
     for name in ("synthesis", "claims", "methods", "corpus"):
         assert prose_words(_text(name)) >= 400, name
+
+
+ENERGY_FIGURE = re.compile(r"(\{glue:text\}`[^`]*`|\d[\d,.]*)\s*(MWh|GWh|kWh|tCO2e|kgCO2e)\b")
+BOUNDARY = re.compile(r"facility|accelerator|server|meter|boundar", re.I)
+
+
+def _sentences(text: str) -> list[str]:
+    out = []
+    for para in re.split(r"\n\s*\n", text):
+        flat = " ".join(para.split())
+        out += re.split(r"(?<=[.!?])\s+(?=[A-Z{(*])", flat)
+    return out
+
+
+def test_energy_and_carbon_figures_name_their_boundary():
+    """Issue 17: a sentence that gives an energy or carbon figure says where it is measured
+    (at the accelerator, the server, the facility meter)."""
+    bad = [f"{p.name}: {s[:160]}" for p in sorted(CHAPTERS.glob("*.md")) if p.name != "bibliography.md"
+           for s in _sentences(p.read_text(encoding="utf-8"))
+           if ENERGY_FIGURE.search(s) and not BOUNDARY.search(s)]
+    assert not bad, "energy or carbon figures without a boundary:\n" + "\n".join(bad)
+
+
+def test_boundary_check_catches_a_bare_figure():
+    s = "The run used {glue:text}`../notebooks/x.ipynb::e:.0f` MWh in all."
+    assert ENERGY_FIGURE.search(s) and not BOUNDARY.search(s)
