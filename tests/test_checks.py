@@ -188,8 +188,11 @@ def test_zero_infinity_aggregate(c: audit.Claims) -> None:
 
 def test_fuyou_utilization(c: audit.Claims) -> None:
     r = run(c, "fuyou-utilization")
-    assert r.reported / r.recomputed == pytest.approx(0.9443, rel=REL)  # 156 / 165.2 = 0.944
-    assert r.verdict == audit.PLAUSIBLE and "FP16 accumulation" in r.assumption
+    # Against the measured cuBLAS FP16 GEMM on the card (256.36 TFLOP/s, CUDA-Learn-Notes' RTX 4090 bench):
+    # 156 / 256.36 = 0.6085. The same GEMM fraction (256.36 / 330.3 = 0.7762) of the FP32-accumulate peak
+    # 165.2 is 128.2 TFLOP/s, below 156: plausible only with FP16 accumulation.
+    assert r.reported / r.recomputed == pytest.approx(0.6085, rel=REL)
+    assert r.verdict == audit.PLAUSIBLE and "FP16 accumulation" in r.assumption and "128 TFLOP/s" in r.assumption
 
 
 def test_fuyou_zero_infinity_utilization(c: audit.Claims) -> None:
