@@ -76,7 +76,7 @@ def test_every_pasted_number_carries_a_key(numbers):
 
 
 def test_keys_name_what_the_fact_is_about(numbers):
-    """citekey is a paper of the table (optionally :run), ref:/run: for an outside run, hw:<id> for a datasheet
+    """citekey is a paper of the table (optionally :run), ref: for a run outside the corpus, hw:<id> for a datasheet
     row, or corpus/book; energy and carbon facts say at which boundary they stand."""
     from analysis.data import hardware, papers
     known = set(papers.load()["citekey"])
@@ -85,7 +85,7 @@ def test_keys_name_what_the_fact_is_about(numbers):
     bad = []
     for r in keyed.itertuples():
         head = r.citekey.split(":")[0]
-        ok = (head in known or r.citekey.startswith(("ref:", "run:")) or head in {"corpus", "book"}
+        ok = (head in known or r.citekey.startswith("ref:") or head in {"corpus", "book"}
               or (head == "hw" and r.citekey.split(":", 1)[1] in hw_ids))
         if not ok:
             bad.append((r.notebook, r.glue_name, r.citekey))
