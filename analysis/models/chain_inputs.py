@@ -30,6 +30,10 @@ ROLES: dict[str, tuple[str, str, str]] = {
     "lifetime_utilisation": ("embodied_lifetime_utilisation_bloom",) * 3,
 }
 
+UNNAMED_GPU = {"low": "V100", "central": "A100-40GB", "high": "H100-SXM"}
+"""The accelerator a GPU-hour claim is priced and powered as when the paper names none (one convention
+for every chapter): an A100 40 GB centrally, a V100 and an H100 SXM at the ends of the band."""
+
 DECREASING = {"amortisation_years"}
 """Roles whose larger value lowers the outputs (a longer life spreads the price thinner)."""
 

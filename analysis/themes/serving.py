@@ -20,6 +20,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis import models
+from analysis.data import hardware
 from analysis.data.paths import data_file
 from analysis.data.tables import fail_rows, read_csv
 from analysis.models import ModelError, chain_inputs
@@ -217,6 +218,18 @@ def prefill_rate(model: Model, n_gpus: int, peak_tflops: float, mfu: float = 1.0
     models.require_positive(n_gpus=n_gpus)
     return n_gpus * models.prefill_tokens_per_s(model.compute_params, peak_tflops, mfu, model.layers,
                                                 prompt_tokens, model.d_attn)
+
+
+def tp_link_gb_per_s(hardware_id: str, pcie_gb_per_s_per_direction: float, communicate: bool = True) -> float:
+    """Per-direction GB/s between the GPUs of a tensor-parallel group: NVLink (half the bidirectional
+    total of data/hardware.csv) where the table has it, else the given PCIe rate; infinite when
+    communication is switched off (ideal scaling)."""
+    if not communicate:
+        return math.inf
+    if not pcie_gb_per_s_per_direction > 0:
+        raise ModelError(f"pcie_gb_per_s_per_direction must be positive, got {pcie_gb_per_s_per_direction!r}")
+    total = hardware.spec(hardware_id)["interconnect_gb_per_s"]
+    return float(total) / 2 if not pd.isna(total) else float(pcie_gb_per_s_per_direction)
 
 
 def tp_comm_seconds(model: Model, tokens: float, n_gpus: int, link_gb_per_s_per_direction: float,

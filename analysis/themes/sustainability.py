@@ -17,6 +17,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.data.tables import read_csv
+from analysis.models import chain_inputs
 
 EPOCH_FILE = "sustainability-epoch-models.csv"
 EPOCH_COMMIT = "263c40a159307e917213d1dc433c617e47d55bfe"
@@ -78,7 +79,7 @@ def decimal_year(dates: pd.Series) -> np.ndarray:
 # The hardware names claims use -> data/hardware.csv ids. A claim naming no GPU is priced as an
 # A100 40 GB in the central case and spans a V100 (low) to an H100 SXM (high).
 CLAIM_HARDWARE = {"A100": "A100-40GB", "H100": "H100-SXM", "V100": "V100", "L4": "L4", "MI300X": "MI300X"}
-UNNAMED = {"low": "V100", "central": "A100-40GB", "high": "H100-SXM"}
+UNNAMED = chain_inputs.UNNAMED_GPU
 
 
 def gpu_hour_claims() -> pd.DataFrame:
@@ -100,7 +101,7 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
     :func:`analysis.models.chain.run_footprint` with the inputs of
     :func:`analysis.models.chain_inputs.inputs_for` (plus `overrides` per case).
     """
-    from analysis.models import chain, chain_inputs
+    from analysis.models import chain
 
     overrides = overrides or {}
     rows = []
