@@ -14,7 +14,8 @@ CHAPTERS = sorted(p for p in (ROOT / "chapters").glob("*.md") if p.name != "bibl
 def test_guard_catches_a_typed_number_the_paper_does_not_hold(tmp_path: Path):
     known = {"a2024x": {740.0, 75.0}}
     page = tmp_path / "c.md"
-    page.write_text("X reaches 740 TFLOP/s, 75% of the peak of 989.4 TFLOP/s on an RTX 4090 in 2024 {cite:p}`a2024x`.\n\n"
+    page.write_text("X reaches 740 TFLOP/s, 75% of the peak of 989.4 TFLOP/s on an RTX 4090 in 2024 "
+                    "{cite:p}`a2024x`.\n\n"
                     "Y is {glue:text}`../notebooks/n.ipynb::v:.1f`× faster {cite:p}`a2024x`.\n\n"
                     "Two papers report 3 and 4 {cite:p}`a2024x,b2023y`.\n")
     hits = prose_guard.hits([page], known)

@@ -45,7 +45,8 @@ def _fuyou(c: Claims) -> Result:
     s_gemm, s_acc = constant("rtx4090_cublas_hgemm_tflops")[1], constant("rtx4090_fp16_acc_peak_tflops")[1]
     peak_fp16acc, (peak_fp32acc, src) = g["peak_fp16acc_tflops"], peak_input("RTX-4090", "fp16")
     tol = rounding_tolerance(achieved)
-    inputs = f"{src}; measured cuBLAS HGEMM {gemm_fp16acc:g} TFLOP/s ({s_gemm}); FP16-accumulate peak {peak_fp16acc:g} ({s_acc})"
+    inputs = (f"{src}; measured cuBLAS HGEMM {gemm_fp16acc:g} TFLOP/s ({s_gemm}); "
+              f"FP16-accumulate peak {peak_fp16acc:g} ({s_acc})")
     formula = (f"GEMM fraction {gemm_fp16acc:g} / {peak_fp16acc:g} = {gemm_fraction:.2f}; FP32-accumulate GEMM ceiling "
                f"{gemm_fraction:.2f} x {peak_fp32acc:g} = {gemm_fp32acc:.0f}; {achieved:g} / {gemm_fp32acc:.0f} = "
                f"{achieved / gemm_fp32acc:.2f}; {achieved:g} / {gemm_fp16acc:g} = {achieved / gemm_fp16acc:.2f}")
