@@ -1,0 +1,100 @@
+"""Each theme chapter's comparison table: the table a reader scans first.
+
+One row per paper that ``data/comparisons.csv`` lists: the technique, what it gains and what it
+pays for it (a fixed vocabulary, so the column can be scanned and filtered), the hardware, and its
+headline result with baseline and precision, taken from one claim of the ledger
+(``data/claims.csv``) so that the number is the audited one, never retyped. The chapter's paper
+table stays the complete list.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pandera.pandas as pa
+
+from analysis.data import claims, papers
+from analysis.data.markup import md_text
+from analysis.data.paths import data_file
+from analysis.data.schemas import CITEKEY
+from analysis.data.tables import fail_rows, read_csv
+
+FILE = "comparisons.csv"
+AXES = ("speed", "throughput", "latency", "memory", "accuracy", "energy", "cost", "hardware", "generality",
+        "simplicity", "scale", "nothing stated")
+"""What a technique gains or pays with. 'nothing stated': the abstract names no price paid."""
+
+_AXIS_LIST = r"^(" + "|".join(AXES) + r")(;(" + "|".join(AXES) + r"))*$"
+
+SCHEMA = pa.DataFrameSchema(
+    {
+        "citekey": pa.Column(str, unique=True, checks=pa.Check.str_matches(CITEKEY)),
+        "technique": pa.Column(str, checks=pa.Check.str_length(1, 60)),
+        "gains": pa.Column(str, checks=pa.Check.str_matches(_AXIS_LIST)),
+        "pays": pa.Column(str, checks=pa.Check.str_matches(_AXIS_LIST)),
+        "headline_claim": pa.Column(str, nullable=True),
+        "note": pa.Column(str, nullable=True, checks=pa.Check.str_length(0, 120)),
+        "source": pa.Column(str, checks=pa.Check.str_length(1, 200)),
+    },
+    strict=True,
+    coerce=True,
+)
+
+
+def load() -> pd.DataFrame:
+    """data/comparisons.csv, validated: every paper in the table, every claim of that paper."""
+    path = data_file(FILE)
+    df = read_csv(FILE, SCHEMA)
+    known = set(papers.load()["citekey"])
+    fail_rows(path, df, ~df["citekey"].isin(known), "citekey", "not a paper of data/papers.csv")
+    ledger = claims.load().set_index("claim_id")
+    has = df["headline_claim"].notna()
+    fail_rows(path, df, has & ~df["headline_claim"].isin(ledger.index), "headline_claim",
+              "no such claim_id in data/claims.csv")
+    owner = df["headline_claim"].map(lambda c: ledger.at[c, "citekey"] if c in ledger.index else None)
+    fail_rows(path, df, has & (owner != df["citekey"]), "headline_claim", "the claim belongs to another paper")
+    return df
+
+
+def _describe() -> str:
+    df = load()
+    theme = papers.load().set_index("citekey")["theme"]
+    return f"{len(df)} comparison rows over {df['citekey'].map(theme).nunique()} themes"
+
+
+DATA_FILES = {FILE: _describe}
+
+
+def _number(x: object) -> str:
+    return f"{float(x):g}" if pd.notna(x) else ""  # type: ignore[arg-type]
+
+
+def headline(claim: pd.Series) -> str:
+    """A ledger claim as a short result: qualifier, value (or range) and unit, then the precision."""
+    value = (f"{_number(claim['low'])}–{_number(claim['high'])}" if pd.isna(claim["value"])
+             else _number(claim["value"]))
+    qual = {"up to": "up to ", "over": "over ", "at least": "≥ ", "at most": "≤ ", "about": "≈ ",
+            "average": "mean "}.get(str(claim["qualifier"]), "")
+    unit = str(claim["unit"])
+    text = f"{qual}{value}{'' if unit in ('x', '%') else ' '}{'×' if unit == 'x' else unit}"
+    if pd.notna(claim["precision"]):
+        text += f" ({claim['precision']})"
+    return text
+
+
+def table_markdown(theme: str) -> str:
+    """The comparison table of a theme (its papers listed in data/comparisons.csv), as MyST."""
+    p = papers.load().set_index("citekey")
+    rows = load()
+    rows = rows[rows["citekey"].map(p["theme"]) == theme]
+    ledger = claims.load().set_index("claim_id")
+    lines = ["| paper | technique | gains | pays with | hardware | result (vs baseline) |",
+             "|---|---|---|---|---|---|"]
+    for r in rows.sort_values("citekey", key=lambda s: s.map(p["year"]).astype(float)).itertuples():
+        hw = str(p.at[r.citekey, "hardware"]).replace(";", ", ") if pd.notna(p.at[r.citekey, "hardware"]) else ""
+        result = ""
+        if isinstance(r.headline_claim, str):
+            c = ledger.loc[r.headline_claim]
+            result = headline(c) + (f" vs {c['baseline']}" if pd.notna(c["baseline"]) else "")
+        lines.append(f"| {{cite:t}}`{r.citekey}` | {md_text(r.technique)} | {md_text(r.gains.replace(';', ', '))} | "
+                     f"{md_text(r.pays.replace(';', ', '))} | {md_text(hw)} | {md_text(result)} |")
+    return "\n".join(lines) + "\n"
