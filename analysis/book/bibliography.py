@@ -1,7 +1,14 @@
 """references.bib, generated from the paper table (`python -m analysis bib`).
 
 Each paper row becomes one BibTeX entry; `yearsuffix` tells apart papers whose author–year label
-would repeat, computed with the label rendering of the Sphinx extension (analysis/book/bibstyle.py)."""
+would repeat, computed with the label rendering of the Sphinx extension (analysis/book/bibstyle.py).
+
+The works outside the corpus (data/outside-corpus.csv, analysis.data.outside) are emitted too, so
+that chapters can cite them as context; their entries carry ``keywords = {outside-corpus}`` and a
+note saying so, which lets the bibliography page list them apart
+(``:filter: keywords % "outside-corpus"``). They are never part of papers.load(), so no corpus
+count, table or audit sees them; they share only the label space (year suffixes are assigned over
+all entries, so that every label in the book is unique)."""
 
 from __future__ import annotations
 
@@ -9,8 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.data import papers
+from analysis.data import outside, papers
 from analysis.data.papers import LATEX_SPECIALS, author_names, short_name
+
+OUTSIDE_NOTE = "Outside the corpus: cited as context, not one of the reviewed papers"
 
 
 def latex_escape(text: str) -> str:
@@ -66,6 +75,43 @@ def _later_version_note(row: pd.Series) -> str | None:
     return f"A later version appeared in {latex_escape(str(row['venue']))}{year}"
 
 
+def outside_rows() -> pd.DataFrame:
+    """The outside-corpus works in the columns of the paper table that :func:`bib_entry` reads.
+
+    The arXiv version is cited when there is one (with a note naming a later venue); a work that is
+    not on arXiv is cited as published (@article or @inproceedings, by its `venue_kind`).
+    """
+    df = outside.load()
+    return pd.DataFrame({
+        "citekey": df["citekey"],
+        "title": df["title"],
+        "authors": df["authors"],
+        "year": df["year"],
+        "venue": df["venue"],
+        "venue_kind": df["venue_kind"],
+        "venue_year": pd.array([pd.NA] * len(df), dtype="Int64"),
+        "cited_version": df["arxiv_id"].isna().map({True: "published", False: "preprint"}),
+        "arxiv_id": df["arxiv_id"],
+        "doi": df["doi"],
+        "url": df["url"],
+        "system_name": pd.array([pd.NA] * len(df), dtype="string"),
+        "subtopic": df["concept"],
+        "authors_complete": df["authors_complete"],
+    }).reset_index(drop=True)
+
+
+def bib_frame() -> pd.DataFrame:
+    """Every entry of references.bib: the corpus papers, then the outside-corpus works (`outside` true)."""
+    corpus = papers.load().assign(outside=False, authors_complete=True)
+    extra = outside_rows().assign(outside=True)
+    return pd.concat([corpus, extra], ignore_index=True)
+
+
+def all_suffixes() -> dict[str, str]:
+    """citekey -> year suffix over every entry of references.bib (corpus and outside works)."""
+    return year_suffixes(bib_frame())
+
+
 def bib_entry(row: pd.Series, suffix: str = "") -> str:
     """One BibTeX entry for a paper row.
 
@@ -104,9 +150,14 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
         fields.append(("doi", row["doi"]))
     if pd.notna(row["url"]):
         fields.append(("url", row["url"]))
-    notes = []
+    is_outside = bool(row.get("outside", False))
+    if is_outside:
+        fields.append(("keywords", outside.KEYWORD))
+    notes = [OUTSIDE_NOTE] if is_outside else []
     if names is None:
         notes.append("Author list not confirmed")
+    elif not bool(row.get("authors_complete", True)):
+        notes.append("Author list incomplete (as shown on the page read)")
     if (published and pd.notna(row["venue_year"]) and pd.notna(row["year"])
             and int(row["venue_year"]) != int(row["year"])):
         notes.append(f"Year of the arXiv version read; published {int(row['venue_year'])}")
@@ -120,10 +171,12 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
 
 
 def write_bib(path: Path) -> None:
-    """Write references.bib from the paper table (only if its content changed)."""
-    df = papers.load().sort_values("citekey")
+    """Write references.bib from the paper table and the outside-corpus works (only if its content
+    changed). Entries are in citekey order; outside works are marked (see the module docstring)."""
+    df = bib_frame().sort_values("citekey")
     suffixes = year_suffixes(df)
-    text = "% Generated from data/papers.csv by `python -m analysis bib`. Do not edit.\n\n"
+    text = ("% Generated from data/papers.csv and data/outside-corpus.csv by `python -m analysis bib`. "
+            "Do not edit.\n\n")
     text += "\n".join(bib_entry(r, suffixes.get(r["citekey"], "")) for _, r in df.iterrows())
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         tmp = path.with_suffix(".tmp")

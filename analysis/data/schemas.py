@@ -101,3 +101,36 @@ PAPERS = pa.DataFrameSchema(
     strict=True,
     ordered=False,
 )
+
+
+def _max_words(n: int) -> pa.Check:
+    return pa.Check(lambda v: len(str(v).split()) <= n, element_wise=True, name=f"at most {n} words")
+
+
+# data/outside-corpus.csv: landmark works a reader would expect that the corpus lacks. Sourced like a
+# corpus paper (the page the identification was seen on is `source_url`), but never counted as one.
+OUTSIDE = pa.DataFrameSchema(
+    {
+        "citekey": pa.Column(str, unique=True, checks=pa.Check.str_matches(CITEKEY)),
+        "title": pa.Column(str),
+        # BibTeX form, as for papers.csv; `authors_complete` is false when the page seen truncated the list
+        "authors": pa.Column(str, checks=pa.Check.str_matches(AUTHORS)),
+        "authors_complete": pa.Column(str, checks=pa.Check.isin(["true", "false"])),
+        # the year of the first arXiv posting; for a work not on arXiv, the year of its venue
+        "year": pa.Column("Int64", coerce=True, checks=YEAR),
+        "arxiv_id": _opt_str(pa.Check.str_matches(ARXIV)),
+        "doi": _opt_str(pa.Check.str_matches(DOI)),
+        "venue": _opt_str(),
+        "venue_kind": pa.Column(str, checks=pa.Check.isin(VENUE_KINDS)),
+        "theme": pa.Column(str),
+        # the idea a chapter would cite the work for, and why a reader expects it; own words
+        "concept": pa.Column(str, checks=_max_words(15)),
+        "why_expected": pa.Column(str, checks=_max_words(20)),
+        # the page on which title, abstract and identifier were seen, and the one for the author list
+        "source_url": pa.Column(str, checks=pa.Check.str_matches(r"^https?://")),
+        "authors_source": _opt_str(pa.Check.str_matches(r"^https?://")),
+        "notes": _opt_str(),
+    },
+    strict=True,
+    ordered=False,
+)

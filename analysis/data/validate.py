@@ -47,12 +47,20 @@ def _claims() -> str:
     return f"{len(claims.load())} claims; {claims.check_evidence()}"
 
 
+def _outside() -> str:
+    from analysis.data import outside
+
+    df = outside.load()
+    return f"{len(df)} works outside the corpus (coverage gaps; not counted as papers)"
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "themes.yml": _themes,
     "hardware.csv": _hardware,
     "assumptions.yml": _assumptions,
     "papers.csv": _papers,
     "claims.csv": _claims,
+    "outside-corpus.csv": _outside,
 }
 
 IGNORED = {"README.md"}

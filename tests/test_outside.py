@@ -1,0 +1,214 @@
+"""Works outside the corpus (data/outside-corpus.csv): schema, separation from the corpus, bibliography
+entries and the coverage-gaps table."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pybtex.database
+import pytest
+
+from analysis.book import bibliography
+from analysis.data import claims, corpus, outside, papers, paths
+from analysis.data.paths import DataError
+from analysis.themes import outside_table
+
+FILE = "outside-corpus.csv"
+
+
+def _clear_caches() -> None:
+    for fn in (papers._load, papers.themes, outside._load, claims._load):
+        fn.cache_clear()
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    dst = tmp_path / "data"
+    shutil.copytree(paths.DATA, dst)
+    for mod in (paths, papers, outside, claims):
+        monkeypatch.setattr(mod, "DATA", dst)
+    _clear_caches()
+    yield dst
+    _clear_caches()
+
+
+def _edit(path: Path, row: int, column: str, value: str) -> None:
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.loc[row, column] = value
+    df.to_csv(path, index=False)
+
+
+# --- the schema and cross-checks name file, row and column -----------------------------------------
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("theme", "quantum-vibes", "row 5, column theme: unknown theme"),
+        ("arxiv_id", "24o7.0860", "row 5, column arxiv_id"),
+        ("year", "twenty", "row 5, column year"),
+        ("authors", "Dao, Tri, and, Fu", "row 5, column authors"),
+        ("authors_complete", "maybe", "row 5, column authors_complete"),
+        ("source_url", "somewhere on the web", "row 5, column source_url"),
+        ("concept", " ".join(["word"] * 16), "row 5, column concept: failed at most 15 words"),
+        ("why_expected", " ".join(["word"] * 21), "row 5, column why_expected: failed at most 20 words"),
+        ("venue_kind", "blog", "row 5, column venue_kind"),
+        ("citekey", "kaplan2020scaling", "row 5, column citekey: collides with a citekey of data/papers.csv"),
+        ("arxiv_id", "2001.08361", "row 5, column arxiv_id: this work is in the corpus"),
+        ("title", "Scaling Laws for Neural Language Models", "row 5, column title: a paper of data/papers.csv"),
+        ("year", "2019", "row 5, column year: not the year of the first arXiv posting"),
+    ],
+)
+def test_bad_rows_are_named(data_copy: Path, column: str, value: str, message: str):
+    path = data_copy / FILE
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert df.loc[3, "arxiv_id"], "row 5 of the file should be an arXiv-identified work"
+    _edit(path, 3, column, value)
+    with pytest.raises(DataError, match=re.escape(f"{FILE}: ") + message):
+        outside.load()
+
+
+def test_unidentified_work_is_named(data_copy: Path):
+    path = data_copy / FILE
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.loc[3, ["arxiv_id", "doi", "venue"]] = ""
+    df.loc[3, "venue_kind"] = "preprint"
+    df.to_csv(path, index=False)
+    with pytest.raises(DataError, match=f"{FILE}: row 5, column arxiv_id: no arXiv ID, DOI or venue"):
+        outside.load()
+
+
+def test_missing_column_is_named(data_copy: Path):
+    path = data_copy / FILE
+    pd.read_csv(path, dtype=str, keep_default_na=False).drop(columns=["why_expected"]).to_csv(path, index=False)
+    with pytest.raises(DataError, match=f"{FILE}: header, column why_expected: required column is missing"):
+        outside.load()
+
+
+def test_the_file_is_validated_with_the_rest_of_data():
+    from analysis.book.cli import data_owners
+    from analysis.data import validate
+
+    lines = list(validate.validate_all(data_owners()))
+    assert any(line.startswith(f"ok  data/{FILE}:") for line in lines)
+
+
+# --- the real file ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def works() -> pd.DataFrame:
+    return outside.load()
+
+
+def test_no_citekey_or_work_collides_with_the_corpus(works):
+    corpus_df = papers.load()
+    assert works["citekey"].is_unique
+    assert not set(works["citekey"]) & set(corpus_df["citekey"])
+    assert not set(works["arxiv_id"].dropna()) & set(corpus_df["arxiv_id"].dropna())
+    assert not set(works["doi"].dropna()) & set(corpus_df["doi"].dropna())
+
+
+def test_size_and_coverage(works):
+    assert 20 <= len(works) <= 35
+    # at least one gap per theme of the taxonomy
+    assert set(papers.themes()["id"]) == set(works["theme"])
+
+
+def test_every_work_is_identified_and_canonically_linked(works):
+    for _, r in works.iterrows():
+        if pd.notna(r["arxiv_id"]):
+            assert r["url"] == f"https://arxiv.org/abs/{r['arxiv_id']}", r["citekey"]
+        elif pd.notna(r["doi"]):
+            assert r["url"] == f"https://doi.org/{r['doi']}", r["citekey"]
+        else:
+            assert pd.notna(r["venue"]) and r["url"] == r["source_url"], r["citekey"]
+
+
+# --- never counted as corpus papers ----------------------------------------------------------------
+
+def test_corpus_counts_are_unchanged(works, seeds: Path):
+    # the corpus is what the seed files hold: one paper per distinct abstract fingerprint
+    n_seed_papers = len({p.fingerprint for p in corpus.load_corpus(seeds)})
+    df = papers.load()
+    assert len(df) == n_seed_papers
+    assert not set(works["citekey"]) & set(df["citekey"])
+
+
+def test_outside_works_are_not_in_the_ledger_audit_or_paper_tables(works):
+    from analysis.themes import paper_table
+
+    keys = set(works["citekey"])
+    assert not keys & set(claims.load()["citekey"])  # the claims ledger, which the audit checks
+    assert not keys & set(paper_table.index_table()["citekey"])  # the paper index
+    for theme in papers.themes()["id"]:
+        text = paper_table.chapter_table_markdown(theme, {})
+        assert not any(f"`{k}`" in text for k in keys), theme
+
+
+# --- references.bib --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bib(tmp_path_factory: pytest.TempPathFactory) -> pybtex.database.BibliographyData:
+    out = tmp_path_factory.mktemp("bib") / "references.bib"
+    bibliography.write_bib(out)
+    return pybtex.database.parse_file(str(out))
+
+
+def test_outside_works_are_in_the_bibliography_and_marked(bib, works):
+    corpus_keys = set(papers.load()["citekey"])
+    outside_keys = set(works["citekey"])
+    assert set(bib.entries) == corpus_keys | outside_keys
+    for key, e in bib.entries.items():
+        marked = e.fields.get("keywords") == outside.KEYWORD
+        assert marked == (key in outside_keys), key
+        assert ("Outside the corpus" in e.fields.get("note", "")) == marked, key
+
+
+def test_outside_entry_types_follow_the_version_cited(bib, works):
+    for _, r in works.iterrows():
+        e = bib.entries[r["citekey"]]
+        if pd.notna(r["arxiv_id"]):
+            assert e.type == "misc" and e.fields["eprint"] == r["arxiv_id"], r["citekey"]
+        else:
+            want = {"journal": "article", "conference": "inproceedings", "workshop": "inproceedings"}
+            assert e.type == want[r["venue_kind"]], r["citekey"]
+        assert e.fields["url"] == r["url"]
+    assert bib.entries["yu2022orca"].fields["booktitle"] == "OSDI 2022"
+    assert bib.entries["williams2009roofline"].fields["doi"] == "10.1145/1498765.1498785"
+
+
+def test_figure_labels_use_the_bibliography_suffixes():
+    # a corpus label shared with an outside work gets a suffix in the text, the bibliography and
+    # the figure footers alike
+    from analysis.book import figures
+
+    figures._paper_labels.cache_clear()
+    labels = figures._paper_labels()
+    suffixes = bibliography.all_suffixes()
+    for key, label in labels.items():
+        assert label.endswith(suffixes.get(key, "")), key
+
+
+# --- the coverage-gaps table -----------------------------------------------------------------------
+
+def test_gaps_table_lists_every_work_once_under_its_theme(works):
+    text = outside_table.gaps_markdown()
+    sections = re.split(r"^### ", text, flags=re.M)[1:]
+    titles = list(papers.themes()["title"])
+    assert len(sections) == len(titles)
+    for theme_id, section in zip(papers.themes()["id"], sections, strict=True):
+        own = works[works["theme"] == theme_id]
+        for _, r in own.iterrows():
+            assert section.count(f"]({r['url']})") == 1, r["citekey"]
+        rows = [ln for ln in section.splitlines() if ln.startswith("| ") and not ln.startswith("| work")]
+        assert len(rows) == len(own), theme_id
+    assert "{cite" not in text
+    assert "{cite:t}`dao2022flashattention`" in outside_table.gaps_markdown(cite=True)
+
+
+def test_gaps_table_escapes_data_text():
+    text = outside_table.gaps_markdown()
+    assert "LLM\\.int8\\(\\)\\:" in text  # punctuation from the data is literal, not markup
+    assert outside_table.counts_by_theme().sum() == len(outside.load())
