@@ -38,6 +38,7 @@ _NAME_WORDS = (
     "Claude", "Gemini", "Mixtral", "Falcon", "T", "T5", "Stable Diffusion", "YOLOv", "ViT", "BLOOM", "Max",
 )
 _NAME_BEFORE = re.compile(r"(?:\b(?:" + "|".join(re.escape(w) for w in _NAME_WORDS) + r")\s*|[A-Za-z]-?)$")
+_ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z{(*])")
 
 
@@ -87,7 +88,9 @@ def paper_numbers() -> dict[str, set[float]]:
     known: dict[str, set[float]] = {}
     for r in papers.load().itertuples():
         text = texts.get(str(r.fingerprint), "")
-        known[str(r.citekey)] = {_as_float(m.group(1)) for m in NUMBER.finditer(text)}
+        # permissive on the abstract's side: "3x640x360" holds 3, 640 and 360; "26,000" holds 26000
+        known[str(r.citekey)] = ({_as_float(t) for t in _ANY_NUMBER.findall(text)}
+                                 | {_as_float(m.group(1)) for m in NUMBER.finditer(text)})
     for r in claims.load().itertuples():
         for v in (r.value, r.low, r.high):
             if pd.notna(v):
