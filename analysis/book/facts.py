@@ -50,12 +50,14 @@ def _value(data: dict[str, Any]) -> float:
 
 
 def _references(book: Path) -> dict[tuple[str, str], set[str]]:
-    """(notebook stem, glue name) -> pages (chapters/x.md, notebooks/y.ipynb) that paste it."""
+    """(notebook stem, glue name) -> pages (intro.md, chapters/x.md, notebooks/y.ipynb) that paste it."""
     refs: dict[tuple[str, str], set[str]] = {}
     cross = re.compile(r"notebooks/([A-Za-z0-9_.-]+)\.ipynb::([A-Za-z0-9_-]+)")
-    for page in sorted((book / "chapters").glob("*.md")):
+    pages = sorted((book / "chapters").glob("*.md")) + [p for p in (book / "intro.md",) if p.exists()]
+    for page in pages:
+        label = page.relative_to(book).as_posix()
         for nb, name in cross.findall(page.read_text(encoding="utf-8")):
-            refs.setdefault((nb, name), set()).add(f"chapters/{page.name}")
+            refs.setdefault((nb, name), set()).add(label)
     local = re.compile(r"\{glue(?::\w+)?\}`([A-Za-z0-9_-]+)(?::[^`]*)?`")
     for nb in sorted((book / "notebooks").glob("*.ipynb")):
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
