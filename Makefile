@@ -25,9 +25,10 @@ NB_OUT := $(patsubst analysis/notebooks/%.md,$(STAGE)/notebooks/%.ipynb,$(NB_SRC
 NB_DEPS := $(patsubst analysis/notebooks/%.md,$(BUILD)/deps/%.d,$(NB_SRC))
 BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static _templates -type f 2>/dev/null)
 HTML_STAMP := $(BUILD)/html/.built
+URL_STAMP := $(BUILD)/book-url
 
 .PHONY: book book-locked test venv validate notebooks html figures run params bench clean freeze lint \
-	browser-deps corpus
+	browser-deps corpus publish pdf cache-restored
 
 # One build at a time per checkout: `make book` (and `make clean`) hold this lock (flock(1),
 # util-linux); a second build waits for the first, saying so.
@@ -41,8 +42,9 @@ endef
 book:
 	$(call locked,$(MAKE) --no-print-directory book-locked)
 
-book-locked: venv validate
+book-locked: venv validate $(URL_STAMP)
 	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks
+	@$(PY) -m analysis cache save
 	@$(MAKE) --no-print-directory html
 
 ## make test: the same set-up and build, then lint and the whole test suite
@@ -73,6 +75,34 @@ $(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG)
 # these four are not exported under their own names.
 unexport SEEDS NB PARAMS STYLE
 SEEDS ?= ../shared/seeds
+
+# The published URL, configured once: BOOK_URL=https://<owner>.github.io/<repo>/ on make's command line
+# or in the environment (README, "Publish the book"). It reaches Python as raw text in ANALYSIS_BOOK_URL,
+# like the values above; Python checks it (https, no placeholder host such as example.org) and the
+# staged book derives cite blocks, canonical links, Open Graph URLs and the sitemap from it. Without
+# it a build is a local build. (A value from the environment is passed on unexpanded by make itself.)
+ifeq ($(origin BOOK_URL),command line)
+unexport BOOK_URL
+endif
+export ANALYSIS_BOOK_URL = $(value BOOK_URL)
+# checked on every build; rewritten only when the URL changes, so the HTML is rebuilt exactly then
+$(URL_STAMP): FORCE | $(VENV_STAMP)
+	@$(PY) -m analysis url --stamp $@
+FORCE:
+
+## make publish BOOK_URL=https://…/: the book for publishing at that address (refused without one)
+publish: venv
+	$(PY) -m analysis url --require
+	$(call locked,$(MAKE) --no-print-directory book-locked)
+
+## make pdf: the whole book as one PDF, _build/pdf/book.pdf (Debian's chromium; not part of make book)
+pdf: book browser-deps
+	$(call locked,$(PY) -m analysis pdf)
+
+# CI: after restoring _build from its cache, mark the executed notebooks up to date if their recorded
+# inputs (pins, analysis/, data/, the seed files) equal this checkout's (a checkout re-stamps every file)
+cache-restored: venv
+	$(PY) -m analysis cache restore
 corpus: export SEEDS_DIR = $(value SEEDS)
 corpus: venv
 	$(PY) -m analysis ingest
@@ -95,12 +125,15 @@ $(NB_DEPS): ;
 -include $(wildcard $(BUILD)/deps/*.d)
 
 html: $(HTML_STAMP)
-$(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG)
+$(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG) CITATION.cff $(URL_STAMP)
 	$(PY) -m analysis html
 
+# also the citation file (CFF 1.2.0 schema) and the CI workflow (actionlint)
 lint: venv
 	$(PY) -m ruff check analysis tests
 	$(PY) -m mypy
+	$(PY) -m analysis citation
+	$(VENV)/bin/actionlint .github/workflows/book.yml
 
 ## make run NB=name PARAMS="a=1 b=2": re-run one analysis with your own parameters
 # NB and PARAMS are data: Python reads them from the environment and checks every value

@@ -487,3 +487,31 @@ def test_onesweep_bandwidth(c: audit.Claims) -> None:
     # 4 passes x 2 x 4 B = 32 B per key; 1,555 GB/s / 32 = 48.6 GKey/s >= 29.4 (29.4 x 32 = 941 GB/s, 61%)
     assert r.recomputed == pytest.approx(48.59, rel=REL)
     assert r.verdict == audit.PLAUSIBLE
+
+
+# --- added with the rules: arithmetic that no rule can link from the ledger's types ---------------------
+
+def test_lca_bloom_categories(c: audit.Claims) -> None:
+    r = run(c, "lca-bloom-categories")
+    assert r.recomputed == 16  # use phase 11 + manufacturing "the remaining 5" = 16 categories
+    assert r.verdict == "consistent"
+
+
+def test_lca_gpt4_categories(c: audit.Claims) -> None:
+    r = run(c, "lca-gpt4-categories")
+    assert r.reported == 16 and r.recomputed == 16  # 10 + 6 = 16, at most the 16 categories examined
+    assert r.relation == "≤" and r.verdict == "consistent"
+
+
+def test_ptqtp_ternary_bits(c: audit.Claims) -> None:
+    r = run(c, "ptqtp-ternary-bits")
+    # log2(3) = ln 3 / ln 2 = 1.0986 / 0.6931 = 1.5850 bits; "1.58" stands for 1.575-1.585 (0.005/1.58 = 0.32%),
+    # and 1.5850/1.58 - 1 = 0.31%
+    assert r.recomputed == pytest.approx(1.5850, rel=REL)
+    assert r.verdict == "consistent"
+
+
+def test_sd_gpu_days_restated(c: audit.Claims) -> None:
+    r = run(c, "sd-gpu-days-restated")
+    assert r.reported == 6250 and r.recomputed == 6250  # "~6,250" (CoD) and "6,250" (PixArt-α)
+    assert r.verdict == "consistent"

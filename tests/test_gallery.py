@@ -63,6 +63,34 @@ def test_gallery_lists_every_figure_with_downloads_and_citation():
     assert "Cite this figure" in html and "howpublished" in html
 
 
+def test_gallery_cite_blocks_name_every_field_and_no_placeholder_host():
+    """Each figure's cite block: authors, title, figure id and caption, version, year, URL with the
+    figure's anchor (or "local build"), licence; the BibTeX has the same fields."""
+    from analysis.book import publish
+
+    page = (STAGE / "reference" / "figures.md").read_text(encoding="utf-8")
+    url = ""
+    stamp = ROOT / "_build" / "book-url"
+    if stamp.exists() and stamp.read_text(encoding="utf-8").strip() != publish.LOCAL:
+        url = stamp.read_text(encoding="utf-8").strip()
+    meta = publish.book_meta(url=url)
+    assert "example.org" not in page
+    blocks = page.split("````{dropdown} Cite this figure")[1:]
+    entries = figures.registry(STAGE / "figures")
+    assert len(blocks) == len(entries)
+    for e in entries:
+        block = next(b for b in blocks if f"Figure {e['id']}:" in b)
+        text, bib = block.split("```bibtex")
+        for part in (text, bib):
+            for value in (meta["authors"], meta["title"], meta["version"], meta["year"], e["id"], "CC BY 4.0",
+                          " ".join(e["caption"].split()[:3]).replace("`", "'")):
+                assert value in part or publish.bib_text(value) in part, (e["id"], value)
+        where = f"{url}reference/figures.html#gallery-{e['id']}" if url else "local build"
+        assert where in text and where in bib, e["id"]
+    html = (ROOT / "_build" / "html" / "reference" / "figures.html").read_text(encoding="utf-8")
+    assert html.count("CC BY 4.0") >= len(entries)
+
+
 def test_every_book_figure_is_used_in_the_book_or_gallery():
     chapters = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "chapters").glob("*.md"))
     unused = [e["id"] for e in figures.registry(STAGE / "figures") if f"figures/{e['id']}.svg" not in chapters]

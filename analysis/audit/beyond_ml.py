@@ -14,6 +14,9 @@ from analysis.audit.registry import (
 )
 from analysis.data import hardware
 
+ONESWEEP_PASSES = 4
+"""Assumed 8-bit digits: four digit-binning passes over 32-bit keys (the abstract gives no digit width)."""
+
 
 @check("onesweep-traffic-ratio", "adinets2022onesweep",
        ["adinets2022onesweep-1", "adinets2022onesweep-2", "adinets2022onesweep-6"], "ratio",
@@ -48,7 +51,7 @@ def _onesweep_bw(c: Claims) -> Result:
     rate = c.value("adinets2022onesweep-3")  # billion keys per second
     ops = c.value("adinets2022onesweep-1")
     key_bytes = c.value("adinets2022onesweep-5") / 8
-    passes = 4  # assumed 8-bit digits: four digit-binning passes for 32-bit keys
+    passes = ONESWEEP_PASSES
     bytes_per_key = passes * ops * key_bytes
     bw = hardware.mem_bw_tbps("A100-40GB") * 1000  # GB/s
     bound = bw / bytes_per_key

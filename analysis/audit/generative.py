@@ -124,3 +124,14 @@ def _pixart_co2(c: Claims) -> Result:
                          f"grid {x.grid_kg_per_kwh:g} kgCO2e/kWh; data/hardware.csv, data/assumptions.yml)",
                   explanation="The absolute tonnes depend on the assumptions; their ratio does not. 89.2% is "
                               "'90%' at one significant figure.")
+
+
+@check("sd-gpu-days-restated", "jia2025cod", ["jia2025cod-4", "chen2023pixart-4"], "gpu_time",
+       "Stable Diffusion's training as quoted by CoD (~6,250 A100 GPU-days) and by PixArt-α (6,250)")
+def _sd_restated(c: Claims) -> Result:
+    cod, pixart = c.value("jia2025cod-4"), c.value("chen2023pixart-4")
+    tol = significant_tolerance(cod)
+    return Result(cod, pixart, "GPU-days", tol, judge(cod, pixart, tol),
+                  f"{cod:,.0f} (CoD) against {pixart:,.0f} (PixArt-α) A100 GPU-days",
+                  explanation="Two papers of the corpus quote the same figure for Stable Diffusion's training; "
+                              "neither abstract gives its source.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from analysis import models
 from analysis.audit.inputs import fits, memory_input
 from analysis.audit.registry import (
@@ -81,3 +83,16 @@ def _kurtail(c: Claims) -> Result:
     gb, src = memory_input("H100-SXM")
     w = models.weights_gb(70e9, "bf16")  # 70B from the model name
     return fits(c.value("akhondzadeh2025kurtail-6"), w, gb, src, "70e9 x 2 bytes")
+
+
+@check("ptqtp-ternary-bits", "xiao2025ptqtp", ["xiao2025ptqtp-1"], "unit",
+       "PTQTP: a ternary {-1, 0, 1} trit-plane stated as a 1.58-bit representation")
+def _ptqtp(c: Claims) -> Result:
+    reported = c.value("xiao2025ptqtp-1")
+    levels = 3  # -1, 0 and 1, as the abstract states
+    recomputed = math.log2(levels)
+    tol = rounding_tolerance(reported)
+    return Result(reported, recomputed, "bits", tol, judge(reported, recomputed, tol),
+                  f"log2({levels}) = {recomputed:.4f} bits per ternary digit",
+                  explanation="A digit with three levels carries log2 3 bits; two trit-planes take 3.17 bits per "
+                              "weight, stored in fewer if packed.")

@@ -25,8 +25,27 @@ recomputed one: ``≈`` (equal within the tolerance), ``≤`` (the reported valu
 exceed the recomputed bound, e.g. a throughput below the datasheet peak) or ``≥`` (the
 reported value must reach the recomputed bound, e.g. enough GPUs to hold the weights).
 
-Add a check by writing a function decorated with :func:`check` in the module of its theme
-(``analysis/audit/<theme>.py``); :mod:`analysis.audit.run` runs them all.
+Severity. An ``inconsistent`` verdict carries a severity (:func:`severity`). Let ``off`` be how
+far the reported value misses: |recomputed/reported − 1| for ``≈``, reported/bound − 1 for ``≤``
+and 1 − reported/bound for ``≥``. The inconsistency is
+
+- ``minor`` when ``off`` is at most twice the check's tolerance, or below 10 %: within about one
+  rounding step of the printed figure, or a few per cent, which does not change what the abstract says;
+- ``major`` otherwise (a material disagreement).
+
+An ``implausible`` verdict is always ``major``; every other verdict has no severity.
+
+Conditions. A ``plausible only under an assumption`` verdict also names the kind of assumption,
+one of :data:`CONDITIONS` (unstated baseline, offload or tiering, price assumption, ...), so
+that a reader can scan them; the sentence in ``assumption`` says what exactly must hold.
+
+Two kinds of check share this registry's :class:`Result`. Hand-written checks are functions
+decorated with :func:`check` in the module of their theme (``analysis/audit/<theme>.py``).
+Generated checks come from the rules of :mod:`analysis.audit.rules`, which select the ledger's
+claims by their types and recompute them with the same models; their ids are
+``rule-<rule>:<claim id>`` (a second claim id follows for checks of a pair). A rule never judges
+a claim that a hand-written check of the same question already reads (see
+:mod:`analysis.audit.rules.base`). :mod:`analysis.audit.run` runs both.
 """
 
 from __future__ import annotations
@@ -39,9 +58,24 @@ import pandas as pd
 from analysis.data.paths import DataError
 
 VERDICTS = ["consistent", "inconsistent", "plausible only under an assumption", "implausible", "not checkable"]
-KINDS = ["utilization", "aggregate", "gpu_time", "ratio", "unit", "cost_rate", "energy", "compute", "memory"]
+KINDS = ["utilization", "aggregate", "gpu_time", "ratio", "unit", "cost_rate", "energy", "compute", "memory",
+         "amdahl", "order"]
 RELATIONS = ["≈", "≤", "≥"]
 PLAUSIBLE = "plausible only under an assumption"
+SEVERITIES = ["minor", "major"]
+# the kinds of assumption a 'plausible only under an assumption' verdict rests on
+CONDITIONS = [
+    "unstated baseline",  # a figure is measured against a baseline the abstract does not name
+    "different baselines",  # two figures set side by side are measured against different baselines
+    "offload or tiering",  # the model fits only with CPU, NVMe or off-package memory behind the device's
+    "price assumption",  # a dollar figure holds only at a particular price per GPU-hour
+    "unstated hardware or precision",  # the device, its variant or the number format is not stated
+    "unstated device count",  # the number of devices is not stated
+    "different runs or versions",  # two figures come from different measurements or configurations
+    "reading of the abstract",  # a figure holds under one reading of its wording (rounding, order of magnitude)
+    "model of the workload",  # the workload behaves as the recomputation models it (bandwidth-bound, ...)
+    "unstated input",  # another input the abstract does not give (a cost, a model size) must lie in a range
+]
 
 
 @dataclass
@@ -56,6 +90,7 @@ class Result:
     inputs: str = ""  # the extra inputs and their sources
     explanation: str = ""
     relation: str = "≈"  # how `reported` must relate to `recomputed` (see the module docstring)
+    condition: str = ""  # the kind of assumption (one of CONDITIONS) a 'plausible' verdict rests on
 
 
 @dataclass(frozen=True)
@@ -173,3 +208,32 @@ def x_fold(reported: float, numerator: float, denominator: float, tol: float, *,
 
 def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def miss(reported: float, recomputed: float, relation: str) -> float:
+    """How far `reported` misses `recomputed` under `relation`, as a fraction (0 when it holds)."""
+    if relation == "≈":
+        return abs(recomputed / reported - 1) if reported else (0.0 if recomputed == 0 else float("inf"))
+    if relation == "≤":
+        return max(0.0, reported / recomputed - 1) if recomputed else float("inf")
+    if relation == "≥":
+        return max(0.0, 1 - reported / recomputed) if recomputed else 0.0
+    raise ValueError(f"unknown relation {relation!r}")
+
+
+MINOR_FACTOR = 2.0  # an inconsistency within twice the tolerance is minor ...
+MINOR_MISS = 0.10  # ... and so is one below 10 %
+
+
+def severity(verdict: str, reported: float | None, recomputed: float | None, relation: str,
+             tolerance: float) -> str:
+    """'minor' or 'major' for an inconsistency (thresholds in the module docstring), 'major' for an
+    implausible figure, '' for every other verdict."""
+    if verdict == "implausible":
+        return "major"
+    if verdict != "inconsistent":
+        return ""
+    if reported is None or recomputed is None or reported != reported or recomputed != recomputed:
+        return "major"
+    off = miss(float(reported), float(recomputed), relation)
+    return "minor" if off <= MINOR_FACTOR * tolerance + 1e-12 or off < MINOR_MISS else "major"

@@ -10,6 +10,7 @@ from analysis.audit.registry import (
     check,
     combined_tolerance,
     judge,
+    judge_bound,
     rounding_tolerance,
     significant_tolerance,
 )
@@ -79,3 +80,26 @@ def _cottier(c: Claims) -> Result:
                   relation="≥",
                   explanation="Four years of 2.4x growth multiply the cost by 33; the projection holds if the "
                               "2023 frontier cost is above $30M.")
+
+
+@check("lca-bloom-categories", "falk2025more", ["falk2025more-1", "falk2025more-2", "falk2025more-4"], "ratio",
+       "A100 life-cycle assessment, BLOOM: use phase dominating 11 of 16 categories and manufacturing the remaining 5")
+def _lca_bloom(c: Claims) -> Result:
+    total = c.value("falk2025more-1")
+    use, manufacturing = c.value("falk2025more-2"), c.value("falk2025more-4")
+    recomputed = use + manufacturing
+    return Result(total, recomputed, "categories", 0.0, judge(total, recomputed, 0.0),
+                  f"{use:g} + {manufacturing:g} = {recomputed:g} of {total:g} impact categories",
+                  explanation="Counts are exact; 'the remaining' makes the two stages a partition of the categories.")
+
+
+@check("lca-gpt4-categories", "falk2025more", ["falk2025more-1", "falk2025more-7", "falk2025more-9"], "ratio",
+       "A100 life-cycle assessment, GPT-4: use phase dominating 10 of 16 categories and manufacturing 6 of 16")
+def _lca_gpt4(c: Claims) -> Result:
+    total = c.value("falk2025more-1")
+    use, manufacturing = c.value("falk2025more-7"), c.value("falk2025more-9")
+    recomputed = use + manufacturing
+    return Result(recomputed, total, "categories", 0.0, judge_bound(recomputed, total, "≤", 0.0),
+                  f"{use:g} + {manufacturing:g} = {recomputed:g} <= {total:g} impact categories", relation="≤",
+                  explanation="Each category has one dominant stage, so the two counts cannot add up to more than "
+                              "16; they add up to exactly 16, as for BLOOM.")

@@ -18,6 +18,10 @@ from analysis.audit.registry import (
 from analysis.data import hardware
 from analysis.data.paths import DataError
 
+SEQPAR_BASELINE_TOKENS = 4096
+"""Assumed baseline of the sequence-parallelism check: the usual 4,096-token limit of sparse-attention
+models (the abstract names no baseline length)."""
+
 
 @check("megatron-aggregate", "narayanan2021efficient",
        ["narayanan2021efficient-3", "narayanan2021efficient-4", "narayanan2021efficient-5"], "aggregate",
@@ -70,7 +74,7 @@ def _zero_growth(c: Claims) -> Result:
 def _seqpar(c: Claims) -> Result:
     tokens = c.value("li2021sequence-4") * 1000
     reported = c.value("li2021sequence-5")
-    baseline = 4096  # assumed: the usual 4,096-token limit of sparse-attention models
+    baseline = SEQPAR_BASELINE_TOKENS
     ratio = tokens / baseline
     tol = rounding_tolerance(reported)
     ok = judge_bound(reported, ratio, "≤", tol) == "consistent"

@@ -7,6 +7,12 @@ The staged book holds copies of the sources (``_config.yml``, ``_toc.yml``,
 is kept between builds, so an incremental build gives the same bytes as a clean one and an
 interrupted build leaves nothing half-written behind); only a build without errors or
 warnings replaces ``_build/html``, by renaming.
+
+Staging also applies the publishing settings (analysis/book/publish.py): the staged
+``_config.yml`` gets the configured URL (``BOOK_URL``: canonical links, Open Graph, sitemap)
+and the version from ``CITATION.cff``; ``intro.md`` gets its "Cite this book" section; the
+published copy of ``CITATION.cff`` (and, with a URL, the sharing thumbnails) go to ``_extra/``.
+The same staged book is also built as one page (``singlehtml``) for the PDF (analysis/book/pdf.py).
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from pathlib import Path
 
 from analysis.data.paths import BUILD, ROOT, STAGE
 
-SOURCES = ["_config.yml", "_toc.yml", "intro.md", "references.bib", "chapters", "_static", "_templates"]
+SOURCES = ["_toc.yml", "references.bib", "chapters", "_static", "_templates"]
 HTML = BUILD / "html"
+SINGLEHTML = BUILD / "singlehtml"
 
 
 def _sync(src: Path, dst: Path) -> None:
@@ -64,8 +71,42 @@ def stage() -> None:
     _mathjax()
     from analysis.book import facts, gallery
 
+    _publishing()
     gallery.write_page(STAGE / "reference" / "figures.md")
     facts.write(STAGE)  # every glued value with its key and pages: outputs/numbers.csv
+    from analysis.themes import outside_table
+
+    # the coverage-gaps table (works outside the corpus), for ```{include} ../outputs/outside-corpus.md```
+    outside_table.write(STAGE / "outputs" / "outside-corpus.md")
+
+
+def _write(path: Path, text: str) -> None:
+    """Write `path` only if its content changes."""
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _publishing() -> None:
+    """The configured URL and CITATION.cff applied to the staged config, landing page and extras."""
+    import yaml
+
+    from analysis.book import publish
+
+    url = publish.book_url()  # refuses a placeholder host
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    _write(STAGE / "_config.yml", yaml.safe_dump(publish.sphinx_config(config, url), sort_keys=False,
+                                                 allow_unicode=True, width=1000))
+    intro = (ROOT / "intro.md").read_text(encoding="utf-8")
+    _write(STAGE / "intro.md", intro.rstrip("\n") + "\n" + publish.intro_section(publish.book_meta(url)))
+    extra = STAGE / "_extra"
+    _write(extra / "CITATION.cff", publish.published_cff(url))
+    og = extra / "og"  # sharing-card images (absolute URLs only exist for a published build)
+    thumbs = STAGE / "figures" / "thumbs"
+    if url and thumbs.is_dir():
+        _sync(thumbs, og)
+    elif og.exists():
+        shutil.rmtree(og)
 
 
 def check_bib(path: Path) -> None:
@@ -102,13 +143,19 @@ def _sphinx(cmd: list[str], env: dict[str, str]) -> int:
 
 
 def build_html(builder_args: list[str] | None = None) -> int:
+    """Build the HTML book into _build/html (the last good one stays if the build fails)."""
+    return build("html", HTML, builder_args)
+
+
+def build(builder: str, dest: Path, builder_args: list[str] | None = None) -> int:
+    """Stage the book and build it with a jupyter-book `builder` (html, singlehtml) into `dest`."""
     check_bib(ROOT / "references.bib")
     stage()
     out = STAGE / "_build"
-    shutil.rmtree(out, ignore_errors=True)  # every HTML build starts from nothing (see above)
+    shutil.rmtree(out, ignore_errors=True)  # every build starts from nothing (see above)
     # Serial Sphinx: jupyter-book's multitoc-numbering extension (continuous figure numbers
     # across parts) is not declared parallel-safe, so -j would only add a warning.
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", "html",
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", builder,
            "-n", "-W", "--keep-going", *(builder_args or [])]
     # the book's Sphinx extension (analysis.sphinx_speedups) is imported from this checkout
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
@@ -119,24 +166,24 @@ def build_html(builder_args: list[str] | None = None) -> int:
         raise
     if code != 0:
         shutil.rmtree(out, ignore_errors=True)
-        print(f"\nbook build FAILED (exit {code}); the last good HTML in {HTML} is unchanged",
+        print(f"\nbook build FAILED (exit {code}); the last good {builder} output in {dest} is unchanged",
               file=sys.stderr)
         return code or 1
-    new = BUILD / "html.new"
-    old = BUILD / "html.old"
+    new = dest.with_name(dest.name + ".new")
+    old = dest.with_name(dest.name + ".old")
     shutil.rmtree(new, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
-    shutil.copytree(out / "html", new)
+    shutil.copytree(out / builder, new)
     (new / ".built").write_text("ok\n")
     # the swap is two renames; an interrupt cannot fall between them
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     try:
-        if HTML.exists():
-            HTML.rename(old)
-        new.rename(HTML)
+        if dest.exists():
+            dest.rename(old)
+        new.rename(dest)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     shutil.rmtree(old, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    print(f"\nThe book is built. Open {HTML / 'index.html'}")
+    print(f"\nThe book is built ({builder}). Open {dest / 'index.html'}")
     return 0

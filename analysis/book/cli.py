@@ -12,6 +12,13 @@
   figures [--style talk]        render every figure again in a style, into _build/<style>-figures/
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
+  url [--require] [--stamp F]   check the published URL ($ANALYSIS_BOOK_URL from make, else $BOOK_URL);
+                                --require: refuse a build without one (make publish); --stamp: record it in F
+  citation                      check CITATION.cff (CFF 1.2.0 schema, title/authors/licences) and print it
+  cache save|restore            (build) save: record the inputs of the notebooks just executed (make book runs
+                                it); restore (CI, after restoring _build from a cache): mark the executed
+                                notebooks up to date if the recorded inputs equal this checkout's
+  pdf                           build the one-page HTML and print it to _build/pdf/book.pdf (Debian's chromium)
 """
 
 from __future__ import annotations
@@ -69,6 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--jobs", type=int, default=0)
     sub.add_parser("html")
     sub.add_parser("bib")
+    u = sub.add_parser("url")
+    u.add_argument("--require", action="store_true", help="refuse when no URL is configured (publishing)")
+    u.add_argument("--stamp", type=Path, default=None, help="write the URL to this file if it changed")
+    sub.add_parser("citation")
+    c = sub.add_parser("cache")
+    c.add_argument("action", choices=["save", "restore"])
+    sub.add_parser("pdf")
     args = ap.parse_args(args_in)
 
     from analysis.book import interrupt, runner
@@ -119,9 +133,11 @@ def main(argv: list[str] | None = None) -> int:
                            deps=args.deps or BUILD / "deps" / f"{name}.d")
             print(f"executed {args.src} -> {args.out} ({time.monotonic() - started:.1f} s)")
         elif args.cmd == "figures":
-            from analysis.book import restyle
+            from analysis.book import publish, restyle
 
             style = os.environ.get("ANALYSIS_FIGURE_STYLE", "") if args.style_from_env else args.style
+            # the talk footers name the book's URL: checked here, handed on normalised
+            os.environ["ANALYSIS_BOOK_URL"] = publish.book_url()
             out = restyle.render_all(style, args.out, args.jobs or None)
             print(f"wrote {args.style} figures to {out}")
         elif args.cmd == "html":
@@ -132,6 +148,31 @@ def main(argv: list[str] | None = None) -> int:
             from analysis.book import bibliography
 
             bibliography.write_bib(ROOT / "references.bib")
+        elif args.cmd == "url":
+            from analysis.book import publish
+
+            url = publish.book_url(required=args.require)
+            if args.stamp:
+                publish.stamp(args.stamp, url)
+            print(f"BOOK_URL: {url} (published build)" if url else
+                  "BOOK_URL not set: a local build (cite blocks say 'local build'; no canonical links, no sitemap)")
+        elif args.cmd == "citation":
+            from analysis.book import publish
+
+            problems = publish.check_citation()
+            if problems:
+                for line in problems:
+                    print(f"error: {line}", file=sys.stderr)
+                return 2
+            print(f"CITATION.cff is valid (CFF 1.2.0): {publish.cite_book_text(publish.book_meta(url=''))}")
+        elif args.cmd == "cache":
+            from analysis.book import publish
+
+            print(publish.cache_save() if args.action == "save" else publish.cache_restore())
+        elif args.cmd == "pdf":
+            from analysis.book import pdf
+
+            return pdf.make_pdf()
     except (DataError, runner.ParameterError, runner.NotebookError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

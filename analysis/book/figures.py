@@ -7,7 +7,10 @@ data files) into :func:`analysis.paths.figures_dir`. Files are byte-reproducible
 fixed ``svg.hashsalt``, no dates or software tags in the metadata.
 
 Set ``ANALYSIS_STYLE=talk`` to render the same figures for slides (16:9, larger
-type, thicker lines, same palette).
+type, thicker lines, same palette). A talk figure carries a one-line footer inside the
+image (SVG text with id ``figure-footer``, also in the files' metadata and the registry
+entry's ``footer``): its sources, the licence, the book's short URL ("local build" without a
+configured BOOK_URL) and the figure id, so a pasted slide keeps its attribution.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -130,13 +134,19 @@ def save(
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     svg = out / f"{fig_id}.svg"
-    fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
-    fig.savefig(out / f"{fig_id}.png", format="png", dpi=300, metadata={"Software": None})
-    fig.savefig(
-        out / f"{fig_id}.pdf",
-        format="pdf",
-        metadata={"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None},
-    )
+    svg_meta: dict[str, Any] = {"Date": None, "Creator": None}
+    png_meta: dict[str, Any] = {"Software": None}
+    pdf_meta: dict[str, Any] = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
+    footer = ""
+    if style_name() == "talk":
+        footer, attribution = add_footer(fig, fig_id, sources, source_note)
+        svg_meta.update({"Title": title, "Description": footer, "Identifier": fig_id, **attribution})
+        png_meta.update({"Title": title, "Description": footer, "Copyright": attribution["Rights"],
+                         "Source": attribution["Source"]})
+        pdf_meta.update({"Title": title, "Subject": footer})
+    fig.savefig(svg, format="svg", metadata=svg_meta)
+    fig.savefig(out / f"{fig_id}.png", format="png", dpi=300, metadata=png_meta)
+    fig.savefig(out / f"{fig_id}.pdf", format="pdf", metadata=pdf_meta)
     # the gallery thumbnail is made here, in parallel with the other notebooks
     thumbnail(out / f"{fig_id}.png", out / "thumbs" / f"{fig_id}.png")
     entry = {
@@ -152,9 +162,90 @@ def save(
         "parameters": json.loads(os.environ.get("ANALYSIS_PARAMETERS", "{}")),
         "style": style_name(),
     }
+    if footer:
+        entry["footer"] = footer
     (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     show(svg, fig_id, title, alt)
     return svg
+
+
+FOOTER_GID = "figure-footer"
+FOOTER_POINTS = 11
+
+
+@lru_cache(maxsize=1)
+def _paper_labels() -> dict[str, str]:
+    """citekey -> the author-year label the book prints ("Dao et al. 2022", "Wu et al. 2023b")."""
+    from analysis.book import sphinx_speedups
+    from analysis.book.bibliography import all_suffixes, label_author
+    from analysis.data import papers
+
+    sphinx_speedups.setup(None)  # memoised pybtex plugin look-ups (a minute without)
+    df = papers.load()
+    # the suffixes of references.bib, assigned over all its entries (outside-corpus works included)
+    suffix = all_suffixes()
+    return {r["citekey"]: f"{label_author(papers.author_names(r), papers.short_name(r))} {r['year']}"
+                          f"{suffix.get(r['citekey'], '')}" for _, r in df.iterrows()}
+
+
+def _note_parts(note: str) -> list[str]:
+    """A source note split at its top-level "; " (not inside parentheses)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(note):
+        depth += (ch in "([") - (ch in ")]")
+        if ch == ";" and depth == 0:
+            parts.append(note[start:i].strip())
+            start = i + 1
+    parts.append(note[start:].strip())
+    return [x for x in parts if x]
+
+
+def _cut(text: str, length: int) -> str:
+    """`text` cut at the last word boundary before `length` characters, with an ellipsis."""
+    head = text[: length - 1]
+    head = head.rsplit(" ", 1)[0] if " " in head else head
+    return head.rstrip(" ,;(") + "…"
+
+
+def _footer_candidates(labels: list[str], note: str, tail: str) -> Iterator[str]:
+    """Footer texts from the fullest to the shortest: fewer papers named first, then fewer parts of
+    the source note, then the first part cut short."""
+    parts = _note_parts(" ".join(note.split()))
+    notes = ["; ".join(parts[:k]) + (" …" if k < len(parts) else "") for k in range(len(parts), 0, -1)] or [""]
+    notes += [_cut(notes[-1], cut) for cut in (70, 45) if len(notes[-1]) > cut]
+    for short in notes:
+        for shown in range(min(3, len(labels)), -1, -1):
+            if shown == 0 and labels:
+                papers = f"{len(labels)} papers" if len(labels) > 1 else "1 paper"
+            else:
+                rest = len(labels) - shown
+                papers = ", ".join(labels[:shown]) + (f" + {rest} more" if rest else "")
+            yield "Sources: " + "; ".join(x for x in (papers, short) if x) + tail
+
+
+def add_footer(fig: plt.Figure, fig_id: str, sources: Sequence[str], source_note: str) -> tuple[str, dict[str, str]]:
+    """Draw the talk footer below everything in the figure: one line, no wider than the slide.
+
+    Returns the footer text and the attribution metadata (Rights, Source) for the files.
+    """
+    from analysis.book import publish
+
+    meta = publish.book_meta()
+    known = _paper_labels()
+    labels = [known.get(k, k) for k in sources]
+    tail = f" · {meta['licence']} · {publish.short_url(meta['url'])} · Figure {fig_id}"
+    fig.canvas.draw()  # lay the figure out as it will be saved
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = fig.get_tightbbox(renderer)
+    w_in, h_in = fig.get_size_inches()
+    text = fig.text(box.x0 / w_in, (box.y0 - 0.12) / h_in, "", ha="left", va="top", fontsize=FOOTER_POINTS,
+                    color="#444444", gid=FOOTER_GID, parse_math=False)
+    room = max(box.width, 0.95 * w_in)  # as wide as the drawing, or nearly the slide's width
+    for candidate in _footer_candidates(labels, source_note, tail):
+        text.set_text(candidate)
+        if text.get_window_extent(renderer).width / fig.dpi <= room:
+            break
+    return text.get_text(), {"Rights": meta["licence"], "Source": meta["url"] or publish.LOCAL}
 
 
 def show(svg: Path, fig_id: str, title: str, alt: str) -> None:

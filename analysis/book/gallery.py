@@ -1,4 +1,9 @@
-"""The "Figures" page: every registered figure with downloads and a citation block."""
+"""The "Figures" page: every registered figure with downloads, its licence and a citation block.
+
+The citation (plain text and BibTeX) names the authors, the book's title, version and year (from
+CITATION.cff), the figure's id, title and caption, its permalink (the configured BOOK_URL plus the
+figure's anchor; "local build" without one) and the licence (analysis/book/publish.py).
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,10 @@ from typing import Any
 
 import yaml
 
+from analysis.book import publish
 from analysis.book.figures import registry, thumbnail
 from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
-
-
-def _book_meta() -> dict[str, Any]:
-    cfg = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    return {
-        "title": cfg.get("title", ""),
-        "url": (cfg.get("html") or {}).get("baseurl", ""),
-        "version": (cfg.get("sphinx", {}).get("config", {}) or {}).get("version", ""),
-    }
 
 
 def chapter_titles() -> dict[str, str]:
@@ -29,10 +26,25 @@ def chapter_titles() -> dict[str, str]:
     return titles
 
 
+def permalink(entry: dict[str, Any], meta: dict[str, Any]) -> str:
+    """The figure's address in the published book, or "local build (...)" without a configured URL."""
+    if not meta["url"]:
+        return f"{publish.LOCAL} (no published URL configured)"
+    return f"{meta['url']}reference/figures.html#gallery-{entry['id']}"
+
+
+def _sentence(text: object) -> str:
+    t = " ".join(str(text).split())
+    return t if not t or t[-1] in ".!?" else t + "."
+
+
 def cite_text(entry: dict[str, Any], meta: dict[str, Any]) -> str:
-    """The citation as MyST text (every part from a file is escaped)."""
-    return md_text(f"{meta['title']}, figure {entry['id']} ({entry['title']}), version {meta['version']}. "
-                   f"{meta['url']}reference/figures.html#gallery-{entry['id']}")
+    """The citation as one line of plain text (shown in a code block, to copy as it is)."""
+    return _fence_safe(
+        f"{meta['authors']} ({meta['year']}). Figure {entry['id']}: {_sentence(entry['title'])} "
+        f"{_sentence(entry['caption'])} In: {meta['title']}, version {meta['version']}. "
+        f"{permalink(entry, meta)}. Licence: {meta['licence']}."
+    )
 
 
 def _fence_safe(text: object) -> str:
@@ -41,17 +53,21 @@ def _fence_safe(text: object) -> str:
 
 
 def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
-    entry = {k: _fence_safe(v) if isinstance(v, str) else v for k, v in entry.items()}
-    meta = {k: _fence_safe(v) for k, v in meta.items()}
-    key = "fig" + entry["id"].replace("-", "")
-    return "\n".join([
-        f"@misc{{{key},",
-        f"  title = {{{{{entry['title']}}}}},",
-        f"  howpublished = {{Figure {entry['id']} in: {meta['title']}}},",
-        f"  note = {{Version {meta['version']}}},",
-        f"  url = {{{meta['url']}reference/figures.html#gallery-{entry['id']}}}",
-        "}",
-    ])
+    """The same citation as a BibTeX entry (LaTeX specials escaped, safe inside a code fence)."""
+    bib = publish.bib_text
+    fid = entry["id"]
+    lines = [
+        f"@misc{{fig{fid.replace('-', '')},",
+        f"  author = {{{{{bib(meta['authors'])}}}}},",
+        f"  title = {{{{Figure {fid}: {bib(entry['title'])}}}}},",
+        f"  howpublished = {{Figure {fid} in: {bib(meta['title'])}, version {bib(meta['version'])}}},",
+        f"  year = {{{meta['year']}}},",
+        f"  version = {{{bib(meta['version'])}}},",
+    ]
+    if meta["url"]:
+        lines.append(f"  url = {{{permalink(entry, meta)}}},")
+    lines += [f"  note = {{{publish.bib_note(_sentence(entry['caption']), meta)}}},", "}"]
+    return "\n".join(("  " if line.startswith("  ") else "") + _fence_safe(line) for line in lines)
 
 
 def write_page(path: Path, figures_dir: Path | None = None) -> None:
@@ -61,12 +77,15 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
     for e in entries:  # figures.save makes the thumbnails; make any that are missing
         if not (folder / "thumbs" / f"{e['id']}.png").exists():
             thumbnail(folder / f"{e['id']}.png", folder / "thumbs" / f"{e['id']}.png")
-    meta = _book_meta()
+    meta = publish.book_meta()
     titles = chapter_titles()
     lines = ["# Figures", "",
              "Every figure in the book, grouped by chapter, with its files and how to cite it. "
              "The figures are regenerated on every build from the notebooks named below; "
-             "the talk versions (16:9, large type) come from `make figures STYLE=talk`.", ""]
+             "the talk versions (16:9, large type, with a footer naming the sources, the licence, the book's "
+             "address and the figure id) come from `make figures STYLE=talk`. "
+             f"Every figure is licensed under [{meta['licence']}]({meta['licence_url']}): reuse it, in a talk "
+             "too, with the citation given under it.", ""]
     if not entries:
         lines.append("No figures have been built yet.")
     by_chapter: dict[str, list[dict[str, Any]]] = {}
@@ -87,7 +106,9 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
                 f"**Made by** {md_text(e['notebook'])}", "",
                 f"**Papers** {papers}"
                 + (f" · **Other sources** {md_text(e['source_note'])}" if e["source_note"] else ""), "",
-                "````{dropdown} Cite this figure", cite_text(e, meta), "", "```bibtex", cite_bibtex(e, meta), "```",
+                f"**Licence** [{meta['licence']}]({meta['licence_url']}), attribution as in the citation below", "",
+                "````{dropdown} Cite this figure", "```text", cite_text(e, meta), "```", "",
+                "```bibtex", cite_bibtex(e, meta), "```",
                 "````", "",
             ]
     path.parent.mkdir(parents=True, exist_ok=True)

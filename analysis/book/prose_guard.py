@@ -7,7 +7,8 @@ from another paper, a number from the paper's body) is glued from the analysis t
 its source, or the sentence cites where it comes from. :func:`hits` lists what breaks the rule.
 
 What is not a number here: years (1990-2030), parts of names ("RTX 4090", "Llama 2", "Pi 4",
-"FlashAttention-3", "v1.5"), numbers inside code, maths, links, glue and cross-reference roles.
+"FlashAttention-3", "v1.5"), precision labels ("16-bit"), numbers inside code, maths, links, glue
+and cross-reference roles.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ _STRIP = re.compile(
     r"|\$[^$]*\$"  # inline maths
     r"|\[[^\]]*\]\([^)]*\)"  # links
 )
-NUMBER = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\w)(?!\.\d)")
+NUMBER = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\w)(?!\.\d)(?!-bit)")
 # a number right after one of these words is part of a name, not a quantity
 _NAME_WORDS = (
     "RTX", "GTX", "Llama", "LLaMA", "GPT", "TPU", "TPUv", "Orin", "M", "Gen", "PCIe", "Ascend", "version", "v",
@@ -91,10 +92,12 @@ def paper_numbers() -> dict[str, set[float]]:
         # permissive on the abstract's side: "3x640x360" holds 3, 640 and 360; "26,000" holds 26000
         known[str(r.citekey)] = ({_as_float(t) for t in _ANY_NUMBER.findall(text)}
                                  | {_as_float(m.group(1)) for m in NUMBER.finditer(text)})
-    for r in claims.load().itertuples():
-        for v in (r.value, r.low, r.high):
-            if pd.notna(v):
-                known.setdefault(str(r.citekey), set()).add(float(v))
+    ledger = claims.load()
+    for col in ("value", "low", "high"):
+        values = pd.to_numeric(ledger[col], errors="coerce")
+        for key, v in zip(ledger["citekey"].astype(str), values.tolist(), strict=True):
+            if v == v:  # not NaN
+                known.setdefault(key, set()).add(float(v))
     return known
 
 

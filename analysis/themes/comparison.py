@@ -9,6 +9,8 @@ table stays the complete list.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import pandera.pandas as pa
 
@@ -64,19 +66,23 @@ def _describe() -> str:
 DATA_FILES = {FILE: _describe}
 
 
-def _number(x: object) -> str:
-    return f"{float(x):g}" if pd.notna(x) else ""  # type: ignore[arg-type]
+def _number(x: Any) -> str:
+    return "" if x is None or x != x else f"{float(x):g}"
 
 
-def headline(claim: pd.Series) -> str:
+def _present(x: Any) -> bool:
+    return x is not None and x == x and x is not pd.NA
+
+
+def headline(claim: dict[str, Any]) -> str:
     """A ledger claim as a short result: qualifier, value (or range) and unit, then the precision."""
-    value = (f"{_number(claim['low'])}–{_number(claim['high'])}" if pd.isna(claim["value"])
-             else _number(claim["value"]))
+    value = (_number(claim["value"]) if _present(claim["value"])
+             else f"{_number(claim['low'])}–{_number(claim['high'])}")
     qual = {"up to": "up to ", "over": "over ", "at least": "≥ ", "at most": "≤ ", "about": "≈ ",
             "average": "mean "}.get(str(claim["qualifier"]), "")
     unit = str(claim["unit"])
     text = f"{qual}{value}{'' if unit in ('x', '%') else ' '}{'×' if unit == 'x' else unit}"
-    if pd.notna(claim["precision"]):
+    if _present(claim["precision"]):
         text += f" ({claim['precision']})"
     return text
 
@@ -84,17 +90,21 @@ def headline(claim: pd.Series) -> str:
 def table_markdown(theme: str) -> str:
     """The comparison table of a theme (its papers listed in data/comparisons.csv), as MyST."""
     p = papers.load().set_index("citekey")
+    hardware = {str(k): v for k, v in p["hardware"].to_dict().items()}
     rows = load()
     rows = rows[rows["citekey"].map(p["theme"]) == theme]
-    ledger = claims.load().set_index("claim_id")
+    ledger = {str(k): {str(f): v for f, v in row.items()}
+              for k, row in claims.load().set_index("claim_id").to_dict("index").items()}
     lines = ["| paper | technique | gains | pays with | hardware | result (vs baseline) |",
              "|---|---|---|---|---|---|"]
     for r in rows.sort_values("citekey", key=lambda s: s.map(p["year"]).astype(float)).itertuples():
-        hw = str(p.at[r.citekey, "hardware"]).replace(";", ", ") if pd.notna(p.at[r.citekey, "hardware"]) else ""
+        hw_raw = hardware.get(str(r.citekey))
+        hw = str(hw_raw).replace(";", ", ") if _present(hw_raw) else ""
         result = ""
         if isinstance(r.headline_claim, str):
-            c = ledger.loc[r.headline_claim]
-            result = headline(c) + (f" vs {c['baseline']}" if pd.notna(c["baseline"]) else "")
-        lines.append(f"| {{cite:t}}`{r.citekey}` | {md_text(r.technique)} | {md_text(r.gains.replace(';', ', '))} | "
-                     f"{md_text(r.pays.replace(';', ', '))} | {md_text(hw)} | {md_text(result)} |")
+            c = ledger[r.headline_claim]
+            result = headline(c) + (f" vs {c['baseline']}" if _present(c["baseline"]) else "")
+        gains, pays = str(r.gains).replace(";", ", "), str(r.pays).replace(";", ", ")
+        lines.append(f"| {{cite:t}}`{r.citekey}` | {md_text(r.technique)} | {md_text(gains)} | "
+                     f"{md_text(pays)} | {md_text(hw)} | {md_text(result)} |")
     return "\n".join(lines) + "\n"

@@ -30,7 +30,7 @@ def specced() -> pd.DataFrame:
 
 def _price(key: str) -> float:
     table = assumptions.load()
-    return float(table.at[key, "value"]) if key in table.index else math.nan
+    return assumptions.get(key) if key in table.index else math.nan
 
 
 def peaks_table() -> pd.DataFrame:
