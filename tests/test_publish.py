@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import PY, ROOT
 
-from analysis.book import gallery, publish
+from analysis.book import ci_cache, gallery, publish
 
 HTML = ROOT / "_build" / "html"
 BUILT = HTML / ".built"
@@ -219,13 +219,13 @@ def test_restored_notebooks_are_trusted_only_with_the_same_inputs(tmp_path: Path
     out.write_text("{}")
     os.utime(out, (1, 1))
     stamp = tmp_path / "inputs.sha256"
-    monkeypatch.setattr(publish, "CACHED", [out.parent])
-    monkeypatch.setattr(publish, "CACHE_STAMP", stamp)
-    assert "no restored build" in publish.cache_restore() and out.stat().st_mtime == 1
+    monkeypatch.setattr(ci_cache, "CACHED", [out.parent])
+    monkeypatch.setattr(ci_cache, "CACHE_STAMP", stamp)
+    assert "no restored build" in ci_cache.cache_restore() and out.stat().st_mtime == 1
     stamp.write_text("0" * 64 + "\n")
-    assert "other inputs" in publish.cache_restore() and out.stat().st_mtime == 1
-    stamp.write_text(publish.inputs_digest() + "\n")
-    assert "marked up to date" in publish.cache_restore() and out.stat().st_mtime > 1
+    assert "other inputs" in ci_cache.cache_restore() and out.stat().st_mtime == 1
+    stamp.write_text(ci_cache.inputs_digest() + "\n")
+    assert "marked up to date" in ci_cache.cache_restore() and out.stat().st_mtime > 1
 
 
 # --- the CI workflow -------------------------------------------------------------------------------

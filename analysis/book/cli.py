@@ -166,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             print(f"CITATION.cff is valid (CFF 1.2.0): {publish.cite_book_text(publish.book_meta(url=''))}")
         elif args.cmd == "cache":
-            from analysis.book import publish
+            from analysis.book import ci_cache
 
-            print(publish.cache_save() if args.action == "save" else publish.cache_restore())
+            print(ci_cache.cache_save() if args.action == "save" else ci_cache.cache_restore())
         elif args.cmd == "pdf":
             from analysis.book import pdf
 
