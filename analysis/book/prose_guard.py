@@ -72,7 +72,7 @@ def _as_float(token: str) -> float:
 
 def numbers(text: str) -> Iterable[tuple[str, float]]:
     """Literal quantities typed in `text` (glue, roles, code, maths and links removed)."""
-    plain = _STRIP.sub(" ", CITE.sub(" ", text))
+    plain = _STRIP.sub(" ", CITE.sub(" ", text.replace("\\$", " ")))  # an escaped \$ is a currency sign, not maths
     for m in NUMBER.finditer(plain):
         token = m.group(1)
         x = _as_float(token)
