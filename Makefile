@@ -28,7 +28,7 @@ HTML_STAMP := $(BUILD)/html/.built
 URL_STAMP := $(BUILD)/book-url
 
 .PHONY: book book-locked test venv validate notebooks html figures run params bench clean freeze lint \
-	browser-deps corpus publish pdf cache-restored
+	browser-deps corpus accept publish pdf cache-restored
 
 # One build at a time per checkout: `make book` (and `make clean`) hold this lock (flock(1),
 # util-linux); a second build waits for the first, saying so.
@@ -63,18 +63,24 @@ $(VENV_STAMP): requirements.txt constraints.txt
 	touch $@
 
 validate: $(BUILD)/validated
-$(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG)
+# The seed folder is an input like data/: a seed file added, changed or removed (the folder's own time
+# stamp) validates again, and validation stops the build, before any notebook, while a seed record has
+# no row in data/papers.csv. $(value ...): the folder's name is data, never expanded (see SEEDS below).
+SEEDS ?= ../shared/seeds
+SEED_FILES := $(wildcard $(value SEEDS) $(value SEEDS)/*.txt)
+$(BUILD)/validated: export SEEDS_DIR = $(value SEEDS)
+$(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG) $(SEED_FILES)
 	@mkdir -p $(BUILD)
 	$(PY) -m analysis validate
 	@touch $@
 
-## make corpus: read the seed files, merge duplicates, flag near-duplicates (_build/corpus/)
+## make corpus: the update to review in _build/corpus/: new seed records, exact and near duplicates,
+## scaffold paper rows (suggested citekey and theme) and candidate claims, all unreviewed; never data/
 # Values typed on the command line (SEEDS, NB, PARAMS, STYLE) reach Python as environment
 # variables holding their raw text ($(value ...): make does not expand them, no shell sees them).
 # make would export (and so expand) command-line variables into every recipe's environment:
 # these four are not exported under their own names.
 unexport SEEDS NB PARAMS STYLE
-SEEDS ?= ../shared/seeds
 
 # The published URL, configured once: BOOK_URL=https://<owner>.github.io/<repo>/ on make's command line
 # or in the environment (README, "Publish the book"). It reaches Python as raw text in ANALYSIS_BOOK_URL,
@@ -105,7 +111,12 @@ cache-restored: venv
 	$(PY) -m analysis cache restore
 corpus: export SEEDS_DIR = $(value SEEDS)
 corpus: venv
-	$(PY) -m analysis ingest
+	$(PY) -m analysis update
+
+## make accept: merge the reviewed rows (review=accept) of _build/corpus/ into data/, validated first
+accept: export SEEDS_DIR = $(value SEEDS)
+accept: venv
+	$(PY) -m analysis accept
 
 # generated from the paper table once it has been validated
 references.bib: data/papers.csv $(PKG) | $(BUILD)/validated
@@ -117,6 +128,7 @@ notebooks: $(NB_OUT)
 # A notebook is re-executed when its source, a module of the analysis package it imports, or a
 # data file it read changes (the runner records both in _build/deps/<name>.d; a notebook without
 # that record runs again). Validation runs first but its time stamp alone triggers nothing.
+$(STAGE)/notebooks/%.ipynb: export SEEDS_DIR = $(value SEEDS)
 $(STAGE)/notebooks/%.ipynb: analysis/notebooks/%.md analysis/book/runner.py $(BUILD)/deps/%.d | $(BUILD)/validated
 	$(PY) -m analysis execute $< $@
 

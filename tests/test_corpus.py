@@ -58,13 +58,29 @@ def test_broken_seed_files_are_named(tmp_path: Path, data: bytes, fragment: str)
         corpus.load_corpus(tmp_path)
 
 
-def test_real_corpus_counts(seeds: Path):
+def test_real_corpus_agrees_with_the_paper_table(seeds: Path):
+    """Every seed record maps to exactly one row of data/papers.csv and back (counts from the data)."""
+    import csv
+
     papers = corpus.load_corpus(seeds)
-    n_records = sum(len(p.records) for p in papers)
-    # The issue states 295 records; distinct papers are "about 235".
-    assert n_records == 295
-    assert 225 <= len(papers) <= 245
     assert len({p.fingerprint for p in papers}) == len(papers)
+    with (Path(__file__).resolve().parent.parent / "data" / "papers.csv").open(encoding="utf-8", newline="") as fh:
+        rows = [(r["citekey"], r["fingerprint"], r["source_records"]) for r in csv.DictReader(fh)]
+    assert corpus.coverage_problems(rows, papers) == []
+    assert sum(len(p.records) for p in papers) == sum(len(src.split(";")) for _, _, src in rows)
+
+
+def test_coverage_names_each_unmatched_record_and_stale_row():
+    a = corpus.Paper("fa", "first abstract about kernels", [corpus.Record("x.txt", 1, "")])
+    b = corpus.Paper("fb", "second abstract about serving many models", [corpus.Record("y.txt", 2, "")])
+    rows = [("keya", "fa", "x.txt#1;z.txt#3"), ("gone", "f0", "w.txt#1")]
+    lines = corpus.coverage_problems(rows, [a, b])
+    text = "\n".join(lines)
+    assert '1 seed record(s) have no row in data/papers.csv:\n  y.txt#2  "second abstract about serving many models"' \
+        in text
+    assert "row 2 (keya), column source_records: 'x.txt#1;z.txt#3', but the seeds hold 'x.txt#1'" in text
+    assert "row 3 (gone): no seed record has its fingerprint" in text
+    assert lines[-1].startswith("next: `make corpus`") and "make accept" in lines[-1]
 
 
 def test_near_duplicates_are_flagged_not_merged():

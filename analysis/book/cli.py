@@ -2,6 +2,17 @@
 
   validate                      check every file in data/ against its schema
   ingest [--seeds DIR]          read the seed files: record→paper map and near-duplicate report in _build/corpus/
+  update [--seeds DIR] [--review DIR]
+                                (make corpus) ingest, then write the update to review: new records, exact and
+                                near duplicates, scaffold paper rows (suggested citekey and theme) and
+                                candidate claims, all unreviewed, in _build/corpus/; never writes data/
+  accept [--review DIR] [--seeds DIR]
+                                (make accept) merge the rows marked review=accept into data/papers.csv and
+                                data/claims.csv, after validating the merged tables like any data
+  identify [--seeds DIR] [--review DIR] [--limit N]
+                                look the new abstracts up in arXiv's API (the arxiv package): proposed ID,
+                                title, authors, year and similarity, printed and written to
+                                _build/corpus/identify.csv (never data/); offline it says so and exits 0
   params NOTEBOOK               list a notebook's parameters (type, default, unit, range, source)
   run NOTEBOOK [-p NAME VALUE] [--pairs "NAME=VALUE ..."]
                                 run one notebook with overrides into runs/<date>-<notebook>/
@@ -52,6 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     g = sub.add_parser("ingest")
     g.add_argument("--seeds", type=Path, default=None)
     g.add_argument("--out", type=Path, default=BUILD / "corpus")
+    up = sub.add_parser("update")
+    up.add_argument("--seeds", type=Path, default=None)
+    up.add_argument("--review", type=Path, default=BUILD / "corpus")
+    ac = sub.add_parser("accept")
+    ac.add_argument("--seeds", type=Path, default=None)
+    ac.add_argument("--review", type=Path, default=BUILD / "corpus")
+    idf = sub.add_parser("identify")
+    idf.add_argument("--seeds", type=Path, default=None)
+    idf.add_argument("--review", type=Path, default=BUILD / "corpus")
+    idf.add_argument("--limit", type=int, default=20, help="look up at most this many new papers")
     p = sub.add_parser("params")
     p.add_argument("notebook", nargs="?")
     p.add_argument("--from-env", action="store_true", help="the notebook from $ANALYSIS_RUN_NOTEBOOK")
@@ -99,6 +120,18 @@ def main(argv: list[str] | None = None) -> int:
 
             for line in corpus.ingest(args.seeds, args.out):
                 print(line)
+        elif args.cmd == "update":
+            from analysis.data import corpus, intake
+
+            for line in corpus.ingest(args.seeds, args.review) + intake.update(args.seeds, review=args.review):
+                print(line)
+        elif args.cmd == "accept":
+            from analysis.data import intake
+
+            for line in intake.accept(args.review, seeds=args.seeds):
+                print(line)
+        elif args.cmd == "identify":
+            return _identify(args.seeds, args.review, args.limit)
         elif args.cmd == "params":
             name = os.environ.get("ANALYSIS_RUN_NOTEBOOK", "") if args.from_env else args.notebook
             if not name:
@@ -180,6 +213,38 @@ def main(argv: list[str] | None = None) -> int:
         why = interrupt.reason or (f"received {exc}" if str(exc) else "received SIGINT")
         print(f"interrupted: {why}; python -m analysis {args.cmd} stopped and cleaned up", file=sys.stderr)
         return 130
+    return 0
+
+
+def _identify(seeds: Path | None, review: Path, limit: int) -> int:
+    """`identify`: proposals for the seed papers that data/papers.csv lacks (never written to data/)."""
+    from analysis.data import corpus, identify, intake
+    from analysis.data.paths import DATA
+
+    _, table = intake.read_table(DATA / "papers.csv")
+    known = {r["fingerprint"] for r in table}
+    new = [p for p in corpus.load_corpus(seeds) if p.fingerprint not in known]
+    if not new:
+        print("identify: every seed paper has a row in data/papers.csv; nothing to look up")
+        return 0
+    if not identify.online():
+        print(f"identify: offline ({identify.API_HOST} cannot be reached); {len(new)} new paper(s) not looked "
+              "up. Run it again with a network, or identify them by hand (README, \"Add papers to the corpus\").")
+        return 0
+    rows = []
+    try:
+        for p in new[:limit]:
+            prop = identify.lookup(p.text)
+            rows.append(identify.proposal_row(p.source_records, p.fingerprint, prop))
+            r = rows[-1]
+            print(f"{p.source_records}  \"{corpus.first_words(p.text)}\"  -> {r['verdict']}"
+                  + (f": arXiv {r['arxiv_id']}{r['version']} ({r['year']}) {r['title']!r}, similarity {r['similarity']}"
+                     if r["arxiv_id"] else ""))
+    except OSError as exc:  # the connection dropped part-way (requests' errors are OSErrors)
+        print(f"identify: the arXiv API stopped answering ({exc}); {len(rows)} paper(s) looked up")
+    intake.write_table(review / intake.IDENTIFY_FILE, identify.COLUMNS, rows)
+    print(f"proposals (not data: check each on its arXiv page): {review / intake.IDENTIFY_FILE}; "
+          "`make corpus` copies the matches into the scaffold rows")
     return 0
 
 

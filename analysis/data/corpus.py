@@ -63,9 +63,15 @@ _ACCENTS = {
 
 
 def seeds_dir() -> Path:
-    """The seed folder: $SEEDS_DIR if set, else ../shared/seeds next to the project."""
+    """The seed folder: $SEEDS_DIR if set (a relative path is taken from the checkout, where make
+    runs), else ../shared/seeds next to the project."""
+    from analysis.data.paths import ROOT
+
     env = os.environ.get("SEEDS_DIR")
-    return Path(env) if env else DEFAULT_SEEDS
+    if not env:
+        return DEFAULT_SEEDS
+    path = Path(env)
+    return path if path.is_absolute() else ROOT / path
 
 
 def _accent(match: re.Match[str]) -> str:
@@ -140,21 +146,119 @@ def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
     return {tuple(w[i : i + k]) for i in range(max(len(w) - k + 1, 1))}
 
 
+# A shingle found in more than this many papers is boilerplate ("large language models llms have"):
+# it proposes no pair. Without the cap, one phrase shared by n papers would propose n²/2 pairs.
+COMMON_SHINGLE = 50
+
+
+def jaccard_pairs(texts: list[str], threshold: float = 0.3,
+                  against: int | None = None) -> list[tuple[int, int, float]]:
+    """Pairs (i, j), i < j, of `texts` whose 5-word-shingle Jaccard similarity is at least `threshold`.
+
+    An inverted index from shingle to texts proposes the pairs that share a shingle (shingles in
+    more than COMMON_SHINGLE texts excepted); only those are compared, so the work grows with the
+    number of similar pairs, not with the square of the number of texts. With `against` = n, only
+    pairs with j >= n are returned (new texts against the first n, and among themselves).
+    """
+    # each shingle as its hash (an int): sets of ints are small and need no garbage collection
+    sh = [{hash(g) for g in _shingles(t)} for t in texts]
+    postings: dict[int, list[int]] = {}
+    for i, s in enumerate(sh):
+        for g in s:
+            postings.setdefault(g, []).append(i)
+    candidates: set[tuple[int, int]] = set()
+    for docs in postings.values():
+        if 1 < len(docs) <= COMMON_SHINGLE:
+            for x in range(len(docs)):
+                for y in range(x + 1, len(docs)):
+                    if against is None or docs[y] >= against:
+                        candidates.add((docs[x], docs[y]))
+    out = []
+    for i, j in sorted(candidates):
+        a, b = sh[i], sh[j]
+        jac = len(a & b) / len(a | b)
+        if jac >= threshold:
+            out.append((i, j, round(jac, 3)))
+    return out
+
+
 def near_duplicates(papers: list[Paper], threshold: float = 0.3) -> list[tuple[str, str, float]]:
     """Pairs of distinct papers whose 5-word-shingle Jaccard similarity is at least `threshold`.
 
     These are flagged for a person to judge (two versions of one paper, or two papers
     from one line of work); they are never merged automatically.
     """
-    sh = [(p.fingerprint, _shingles(p.text)) for p in papers]
-    out = []
-    for i in range(len(sh)):
-        for j in range(i + 1, len(sh)):
-            a, b = sh[i][1], sh[j][1]
-            jac = len(a & b) / len(a | b)
-            if jac >= threshold:
-                out.append((sh[i][0], sh[j][0], round(jac, 3)))
+    pairs = jaccard_pairs([p.text for p in papers], threshold)
+    return [(papers[i].fingerprint, papers[j].fingerprint, jac) for i, j, jac in pairs]
+
+
+def first_words(text: str, n: int = 8) -> str:
+    """The first `n` words of an abstract, to name a record in a message."""
+    words = text.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+NEXT_STEP = ("next: `make corpus` writes the update to review to _build/corpus/ (new papers scaffolded, "
+             "duplicates named); review it, then `make accept` merges the accepted rows into data/ "
+             "(README, \"Add papers to the corpus\")")
+
+
+def coverage_problems(rows: list[tuple[str, str, str]], papers: list[Paper], table: str = "data/papers.csv",
+                      limit: int = 40) -> list[str]:
+    """Where the paper table and the seed files disagree, as message lines ([] when they agree).
+
+    `rows` are (citekey, fingerprint, source_records) of the paper table in file order. Reported:
+    seed records whose paper has no row (file#n and first words), rows whose fingerprint no seed
+    record has, and rows whose source_records differ from the records the seeds hold.
+    """
+    by_fp = {p.fingerprint: p for p in papers}
+    known = {fp for _, fp, _ in rows}
+    missing = [(r, p) for p in papers if p.fingerprint not in known for r in p.records]
+    out: list[str] = []
+    if missing:
+        out.append(f"{len(missing)} seed record(s) have no row in {table}:")
+        out += [f"  {r.ref}  \"{first_words(p.text)}\"" for r, p in missing[:limit]]
+        if len(missing) > limit:
+            out.append(f"  ... and {len(missing) - limit} more (make corpus lists them all)")
+    stale = []
+    for i, (key, fp, src) in enumerate(rows):
+        paper = by_fp.get(fp)
+        if paper is None:
+            stale.append(f"  {table}: row {i + 2} ({key}): no seed record has its fingerprint "
+                         "(a seed file removed or edited?)")
+        elif paper.source_records != src:
+            stale.append(f"  {table}: row {i + 2} ({key}), column source_records: {src!r}, but the seeds "
+                         f"hold {paper.source_records!r}")
+    if stale:
+        out.append(f"{len(stale)} row(s) of {table} do not match the seed records:")
+        out += stale[:limit]
+        if len(stale) > limit:
+            out.append(f"  ... and {len(stale) - limit} more")
+    if out:
+        out.append(NEXT_STEP)
     return out
+
+
+def check_coverage(rows: list[tuple[str, str, str]], folder: Path | None = None) -> str:
+    """Validation: every seed record has its paper row and every row its records (skipped without seeds)."""
+    from analysis.data.paths import DataError
+
+    folder = folder or seeds_dir()
+    if not folder.is_dir():
+        return f"seed records not checked: no seed folder at {folder}"
+    papers = load_corpus(folder)
+    # `make accept` validates a partial merge: the papers still under review may lack a row there
+    pending_file = os.environ.get("ANALYSIS_PENDING_FINGERPRINTS")
+    pending = set(Path(pending_file).read_text(encoding="utf-8").split()) if pending_file else set()
+    known = {fp for _, fp, _ in rows}
+    waiting = {p.fingerprint for p in papers if p.fingerprint in pending and p.fingerprint not in known}
+    problems = coverage_problems(rows, [p for p in papers if p.fingerprint not in waiting])
+    if problems:
+        raise DataError("data/papers.csv and the seed files disagree: " + "\n".join(problems))
+    n = sum(len(p.records) for p in papers)
+    if waiting:
+        return f"{len(waiting)} seed paper(s) still under review, the other seed records have their paper"
+    return f"all {n} seed records have their paper"
 
 
 def ingest(folder: Path | None, out: Path) -> list[str]:

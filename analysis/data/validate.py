@@ -30,9 +30,12 @@ def _themes() -> str:
 
 
 def _papers() -> str:
-    from analysis.data import papers
+    from analysis.data import corpus, papers
 
-    return f"{len(papers.load())} papers"
+    df = papers.load()
+    rows = list(zip(df["citekey"], df["fingerprint"], df["source_records"], strict=True))
+    # the paper table and the seed files agree: one clear message, before any notebook runs
+    return f"{len(df)} papers; {corpus.check_coverage(rows)}"
 
 
 def _assumptions() -> str:

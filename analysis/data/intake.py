@@ -1,0 +1,449 @@
+"""The corpus update (`make corpus`) and the merge of reviewed rows (`make accept`).
+
+:func:`update` compares the seed folder with data/papers.csv and writes, for a person to review,
+into the review folder (default _build/corpus/):
+
+- ``new-records.csv``: every seed record the paper table does not account for: a new paper, an
+  exact duplicate of a paper already in the table (its citekey, similarity 1.0), or a near
+  duplicate of one (5-word-shingle Jaccard similarity of at least 0.3, its citekey and score);
+- ``papers-to-review.csv``: one scaffold row per new paper, in data/papers.csv's columns, with a
+  suggested citekey, a theme suggested by a classifier trained on the labelled papers
+  (:mod:`analysis.data.classify`) with its confidence and runner-up, the hardware the abstract
+  names, the arXiv identification if `python -m analysis identify` found one, and ``review`` =
+  ``unreviewed``;
+- ``claims-to-review.csv``: candidate claims with units found in each new abstract
+  (:mod:`analysis.data.claim_candidates`), in data/claims.csv's columns, ``review`` = ``unreviewed``;
+- ``source-updates.csv``: rows of data/papers.csv whose ``source_records`` the seeds now extend
+  (an exact duplicate in a new file), applied by the next accept.
+
+Nothing is written to data/. A person completes the rows (title, authors, summary in their own
+words, subtopic, ...), sets ``review`` to ``accept`` (claims: ``accept`` or ``reject``) and runs
+:func:`accept`, which merges the accepted rows into a staging copy of data/, runs the same
+validation as the build on it (schemas, themes, hardware names, claim evidence in the abstract,
+the seed records' coverage) and only then replaces data/papers.csv and data/claims.csv. Rows left
+``unreviewed`` stay in the review files; a later `make corpus` keeps the rows already marked.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from analysis.data import claim_candidates, classify, corpus
+from analysis.data.paths import BUILD, DATA, ROOT, DataError
+
+REVIEW_DIR = BUILD / "corpus"
+PAPERS_FILE = "papers-to-review.csv"
+CLAIMS_FILE = "claims-to-review.csv"
+RECORDS_FILE = "new-records.csv"
+SOURCES_FILE = "source-updates.csv"
+IDENTIFY_FILE = "identify.csv"
+PAPER_EXTRA = ["theme_confidence", "theme_runner_up", "similar_to", "similarity", "identified_similarity",
+               "first_words"]
+PAPER_REVIEW = ("unreviewed", "accept")
+CLAIM_REVIEW = ("unreviewed", "accept", "reject")
+RECORD_COLUMNS = ["ref", "fingerprint", "status", "citekey", "similarity", "first_words"]
+SOURCE_COLUMNS = ["citekey", "fingerprint", "source_records_now", "source_records_seeds"]
+GENERIC = {"GPU", "GPUs", "CPU", "CPUs", "LLM", "LLMs", "AI", "ML", "DNN", "DNNs", "CNN", "CNNs", "NVIDIA",
+           "AMD", "TPU", "TPUs", "FPGA", "ASIC", "API", "HPC", "MoE", "NeRF", "SOTA", "SoTA", "IO", "I/O"}
+
+
+# ---------------------------------------------------------------- CSV helpers (the tables' own format)
+
+def read_table(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows of a CSV as strings ('' for empty); a missing file is an empty table."""
+    if not path.exists():
+        return [], []
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = [{k: (v or "") for k, v in r.items()} for r in reader]
+        return list(reader.fieldnames or []), rows
+
+
+def table_text(header: list[str], rows: list[dict[str, str]]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=header, lineterminator="\n", extrasaction="raise")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def write_table(path: Path, header: list[str], rows: list[dict[str, str]]) -> None:
+    """Write a CSV atomically (temporary name, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(table_text(header, rows), encoding="utf-8")
+    tmp.replace(path)
+
+
+# ---------------------------------------------------------------- suggestions
+
+_SYSTEM = re.compile(r"\b(?:propose|present|introduce|develop|design|call|name)[sd]?\s+(?:a |an |the )?"
+                     r"(?:new |novel )?(?:system |framework |method |technique |library |accelerator )?"
+                     r"(?:called |named )?([A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)")
+_NAMEISH = re.compile(r"\b([A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\b")
+
+
+def system_name(text: str) -> str:
+    """A name the abstract gives its system or method ('We present FlashFoo, ...'), else ''."""
+    from analysis.data.claims import UNITS
+
+    for rx in (_SYSTEM, _NAMEISH):
+        for m in rx.finditer(text):
+            name = m.group(1)
+            if name in GENERIC or name in UNITS or re.fullmatch(r"[A-Z]\d*", name):
+                continue
+            if rx is _NAMEISH or re.search(r"[A-Z].*[A-Z0-9]|\d", name):
+                return name
+    return ""
+
+
+def _slug(text: str) -> str:
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", ascii_text.lower())
+
+
+def suggest_citekey(text: str, taken: set[str], year: int, authors: str = "", title: str = "") -> str:
+    """family name of the first author + year + first title word (the table's convention), or
+    'anon' + year + the system's name when the paper is not identified yet; unique among `taken`."""
+    family = _slug(authors.split(" and ")[0].split(",")[0]) if authors else ""
+    word = ""
+    if title:
+        words = [w for w in re.findall(r"[A-Za-z0-9]+", title) if w.lower() not in {"a", "an", "the", "on", "of"}]
+        word = _slug(words[0]) if words else ""
+    if not word:
+        word = _slug(system_name(text)) or _slug(next((w for w in re.findall(r"[A-Za-z]{4,}", text)
+                                                       if w.lower() not in {"this", "that", "with", "from"}), "paper"))
+    base = f"{family or 'anon'}{year}{word}"
+    if not re.match(r"^[a-z]", base):
+        base = "p" + base
+    key, n = base, 0
+    while key in taken:
+        n += 1
+        key = base + "abcdefghijklmnopqrstuvwxyz"[(n - 1) % 26] * ((n - 1) // 26 + 1)
+    taken.add(key)
+    return key
+
+
+def contribution_type(text: str) -> str:
+    t = text.lower()
+    for word, kind in (("survey", "survey"), ("benchmark", "benchmark"), ("dataset", "dataset"),
+                       ("position paper", "position"), ("we argue", "position")):
+        if word in t[:400]:
+            return kind
+    return "system" if re.search(r"\bsystem\b|\bframework\b|\blibrary\b|\baccelerator\b", t[:400]) else "method"
+
+
+@lru_cache(maxsize=4)
+def _hardware_regex(names: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    spelled = {v: n for n in names for v in (n, n.replace("-", " "))}
+    alternatives = "|".join(re.escape(v) for v in sorted(spelled, key=lambda v: (-len(v), v)))
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])"), spelled
+
+
+def hardware_names(text: str, names: list[str]) -> str:
+    """The hardware ids and families (data/hardware.csv) the abstract names, in order of appearance."""
+    rx, spelled = _hardware_regex(tuple(names))
+    return ";".join(dict.fromkeys(spelled[m.group(0)] for m in rx.finditer(text)))
+
+
+def code_url(text: str) -> str:
+    m = re.search(r"https?://(?:github\.com|gitlab\.com)/[\w./-]+", text)
+    return m.group(0).rstrip(".") if m else ""
+
+
+# ---------------------------------------------------------------- the update
+
+@dataclass
+class Update:
+    new_papers: list[corpus.Paper] = field(default_factory=list)
+    exact_duplicates: list[tuple[str, str]] = field(default_factory=list)  # (record ref, citekey)
+    near_duplicates: list[tuple[str, str, float]] = field(default_factory=list)  # (new ref, other, Jaccard)
+    orphans: list[str] = field(default_factory=list)  # citekeys whose fingerprint no seed record has
+    source_updates: list[dict[str, str]] = field(default_factory=list)
+    scaffold: list[dict[str, str]] = field(default_factory=list)
+    claims: list[dict[str, str]] = field(default_factory=list)
+    cv: classify.CrossValidation | None = None
+    kept: int = 0  # scaffold rows already marked by a reviewer, kept as they were
+
+
+def _hardware_list(data_dir: Path) -> list[str]:
+    _, rows = read_table(data_dir / "hardware.csv")
+    names = {r["hardware_id"] for r in rows} | {r["family"] for r in rows}
+    return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list[str], year: int,
+         identified: dict[str, dict[str, str]] | None = None, with_cv: bool = True) -> Update:
+    """Everything the update proposes, from the seed papers and the paper table's rows (no files)."""
+    identified = identified or {}
+    up = Update()
+    by_fp = {r["fingerprint"]: r for r in table}
+    seed_fps = {p.fingerprint for p in papers}
+    up.orphans = [r["citekey"] for r in table if r["fingerprint"] not in seed_fps]
+    existing = [p for p in papers if p.fingerprint in by_fp]
+    up.new_papers = [p for p in papers if p.fingerprint not in by_fp]
+    for p in existing:
+        row = by_fp[p.fingerprint]
+        listed = set(filter(None, row["source_records"].split(";")))
+        for r in p.records:
+            if r.ref not in listed:
+                up.exact_duplicates.append((r.ref, row["citekey"]))
+        if row["source_records"] != p.source_records:
+            up.source_updates.append({"citekey": row["citekey"], "fingerprint": p.fingerprint,
+                                      "source_records_now": row["source_records"],
+                                      "source_records_seeds": p.source_records})
+    # near duplicates of each new paper: against the table's papers and among the new ones
+    texts = [p.text for p in existing] + [p.text for p in up.new_papers]
+    names = [by_fp[p.fingerprint]["citekey"] for p in existing] + [p.records[0].ref for p in up.new_papers]
+    best: dict[int, tuple[str, float]] = {}
+    for i, j, jac in corpus.jaccard_pairs(texts, against=len(existing)):
+        up.near_duplicates.append((names[j], names[i], jac))
+        for a, b in ((j, i), (i, j)):
+            if a >= len(existing) and jac > best.get(a, ("", -1.0))[1]:
+                best[a] = (names[b], jac)
+    # the theme classifier, trained on the labelled papers
+    abstracts = {p.fingerprint: p.text for p in existing}
+    x, y = classify.labelled([(r["citekey"], r["fingerprint"], r["theme"]) for r in table], abstracts)
+    suggestions: list[classify.Suggestion] = []
+    if up.new_papers and len(set(y)) >= 2:
+        model = classify.train(x, y)
+        suggestions = classify.suggest(model, [p.text for p in up.new_papers])
+    if with_cv and len(set(y)) >= 2:
+        up.cv = classify.cross_validate(x, y)
+    taken = {r["citekey"] for r in table}
+    for k, p in enumerate(up.new_papers):
+        ident = identified.get(p.fingerprint, {})
+        matched = ident.get("verdict") == "match"
+        key = suggest_citekey(p.text, taken, int(ident["year"]) if matched else year,
+                              ident.get("authors", "") if matched else "", ident.get("title", "") if matched else "")
+        sug = suggestions[k] if suggestions else None
+        near = best.get(len(existing) + k)
+        aid = ident.get("arxiv_id", "") if matched else ""
+        row = {c: "" for c in table[0]} if table else {}
+        row.update({
+            "citekey": key, "title": ident.get("title", "") if matched else "",
+            "authors": ident.get("authors", "") if matched else "", "year": ident.get("year", "") if matched else "",
+            "venue_kind": "preprint", "cited_version": "preprint", "arxiv_id": aid,
+            "url": f"https://arxiv.org/abs/{aid}" if aid else "",
+            "confirmed_url": f"https://arxiv.org/abs/{aid}" if aid else "",
+            "authors_source": f"https://arxiv.org/abs/{aid}" if aid else "",
+            "theme": sug.theme if sug else "", "contribution_type": contribution_type(p.text),
+            "system_name": system_name(p.text), "hardware": hardware_names(p.text, hardware),
+            "code_url": code_url(p.text), "source_records": p.source_records, "fingerprint": p.fingerprint,
+        })
+        row = {"review": "unreviewed", **row,
+               "theme_confidence": f"{sug.confidence:.3f}" if sug else "",
+               "theme_runner_up": f"{sug.runner_up} ({sug.runner_up_confidence:.3f})" if sug else "",
+               "similar_to": near[0] if near else "", "similarity": f"{near[1]:.3f}" if near else "",
+               "identified_similarity": ident.get("similarity", ""), "first_words": corpus.first_words(p.text, 12)}
+        up.scaffold.append(row)
+        up.claims += [{"review": "unreviewed", **c} for c in claim_candidates.claim_rows(key, p.text)]
+    return up
+
+
+def load_identified(review: Path) -> dict[str, dict[str, str]]:
+    _, rows = read_table(review / IDENTIFY_FILE)
+    return {r["fingerprint"]: r for r in rows}
+
+
+def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path | None = None,
+           year: int | None = None) -> list[str]:
+    """Write the update to review (see the module's docstring); returns the lines to print."""
+    data_dir = data_dir or DATA
+    review = review or REVIEW_DIR
+    papers = corpus.load_corpus(seeds)
+    header, table = read_table(data_dir / "papers.csv")
+    if not header:
+        raise DataError(f"{data_dir / 'papers.csv'}: the paper table is missing")
+    up = plan(papers, table, _hardware_list(data_dir), year or dt.date.today().year, load_identified(review))
+    # rows a reviewer has already marked are kept as they were, with their claims
+    _, old_papers = read_table(review / PAPERS_FILE)
+    _, old_claims = read_table(review / CLAIMS_FILE)
+    marked = {r["fingerprint"]: r for r in old_papers if r.get("review", "unreviewed") != "unreviewed"}
+    new_fps = {p.fingerprint for p in up.new_papers}
+    scaffold, claims = [], []
+    for row in up.scaffold:
+        old = marked.get(row["fingerprint"])
+        if old and old["fingerprint"] in new_fps:
+            up.kept += 1
+            scaffold.append(old)
+            claims += [c for c in old_claims if c["citekey"] == old["citekey"]]
+        else:
+            scaffold.append(row)
+            claims += [c for c in up.claims if c["citekey"] == row["citekey"]]
+    paper_cols = ["review", *header, *PAPER_EXTRA]
+    claims_header, _ = read_table(data_dir / "claims.csv")
+    write_table(review / PAPERS_FILE, paper_cols, [{c: r.get(c, "") for c in paper_cols} for r in scaffold])
+    write_table(review / CLAIMS_FILE, ["review", *claims_header],
+                [{c: r.get(c, "") for c in ["review", *claims_header]} for r in claims])
+    write_table(review / SOURCES_FILE, SOURCE_COLUMNS, up.source_updates)
+    records = []
+    near_of: dict[str, tuple[str, float]] = {}
+    for a, b, jac in up.near_duplicates:
+        near_of.setdefault(a, (b, jac))
+    for p, row in zip(up.new_papers, scaffold, strict=True):
+        for r in p.records:
+            other = near_of.get(p.records[0].ref)
+            records.append({"ref": r.ref, "fingerprint": p.fingerprint,
+                            "status": "new paper, near duplicate" if other else "new paper",
+                            "citekey": row["citekey"] + " (suggested)" + (f"; near {other[0]}" if other else ""),
+                            "similarity": f"{other[1]:.3f}" if other else "",
+                            "first_words": corpus.first_words(p.text)})
+    by_key = {r["citekey"]: r for r in table}
+    texts = {p.fingerprint: p.text for p in papers}
+    for ref, key in up.exact_duplicates:
+        records.append({"ref": ref, "fingerprint": by_key[key]["fingerprint"], "status": "exact duplicate",
+                        "citekey": key, "similarity": "1.000",
+                        "first_words": corpus.first_words(texts[by_key[key]["fingerprint"]])})
+    write_table(review / RECORDS_FILE, RECORD_COLUMNS, records)
+    return _summary(up, review, len(papers), len(table))
+
+
+def _summary(up: Update, review: Path, n_seed: int, n_table: int) -> list[str]:
+    rel = os.path.relpath(review, ROOT) if review.is_relative_to(ROOT) else str(review)
+    lines = [f"seed folder: {n_seed} distinct papers; data/papers.csv: {n_table} rows"]
+    lines.append(f"{len(up.new_papers)} new paper(s):")
+    for p, row in zip(up.new_papers, up.scaffold, strict=True):
+        lines.append(f"  {p.source_records}  \"{corpus.first_words(p.text)}\" -> {row['citekey']} "
+                     f"(theme {row['theme'] or '?'}, confidence {row['theme_confidence'] or '?'}; "
+                     f"{sum(1 for c in up.claims if c['citekey'] == row['citekey'])} claim candidates)")
+    lines.append(f"{len(up.exact_duplicates)} exact duplicate record(s) of papers in the table:")
+    lines += [f"  {ref} = {key} (similarity 1.000)" for ref, key in up.exact_duplicates]
+    lines.append(f"{len(up.near_duplicates)} near-duplicate pair(s) with a new paper (5-word-shingle Jaccard >= 0.3):")
+    lines += [f"  {a} ~ {b} (similarity {jac:.3f})" for a, b, jac in up.near_duplicates]
+    if up.orphans:
+        lines.append(f"{len(up.orphans)} row(s) of data/papers.csv match no seed record: {', '.join(up.orphans)}")
+    if up.cv:
+        lines.append(f"theme classifier: {100 * up.cv.accuracy:.1f}% accuracy in {up.cv.folds}-fold cross-validation "
+                     f"on the {up.cv.n_papers} labelled papers ({up.cv.n_themes} themes)")
+    if up.kept:
+        lines.append(f"{up.kept} scaffold row(s) already marked by a reviewer were kept as they were")
+    lines.append(f"to review: {rel}/{PAPERS_FILE}, {rel}/{CLAIMS_FILE} (records: {rel}/{RECORDS_FILE}; "
+                 f"source-record updates, applied by accept: {rel}/{SOURCES_FILE})")
+    if up.new_papers or up.source_updates:
+        lines.append("next: complete each row, set review=accept (claims: accept or reject), then `make accept`")
+    else:
+        lines.append("nothing to accept: data/papers.csv accounts for every seed record")
+    return lines
+
+
+# ---------------------------------------------------------------- accept
+
+def _check_review(path: Path, rows: list[dict[str, str]], allowed: tuple[str, ...]) -> None:
+    bad = [f"{path}: row {i + 2}, column review: {r.get('review', '')!r} (expected one of {', '.join(allowed)})"
+           for i, r in enumerate(rows) if r.get("review", "") not in allowed]
+    if bad:
+        raise DataError("\n".join(bad[:20]))
+
+
+def _schema_check(review_file: Path, header: list[str], rows: list[tuple[int, dict[str, str]]], schema: object,
+                  name: str) -> None:
+    """Check the accepted rows against their table's schema, naming the review file's rows."""
+    from analysis.data.tables import read_csv
+
+    if not rows:
+        return
+    with tempfile.TemporaryDirectory(prefix="accept-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(table_text(header, [r for _, r in rows]), encoding="utf-8")
+        try:
+            read_csv(name, schema, path=path)
+        except DataError as exc:
+            lines_at = [i for i, _ in rows]
+
+            def where(m: re.Match[str]) -> str:
+                k = int(m.group(1)) - 2
+                return f"row {lines_at[k] + 2}" if 0 <= k < len(lines_at) else m.group(0)
+
+            text = re.sub(r"row (\d+)", where, str(exc)).replace(str(path), str(review_file))
+            raise DataError(f"accepted rows that do not fit data/{name} (nothing was changed):\n{text}") from None
+
+
+def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path | None = None) -> list[str]:
+    """Merge the accepted rows of the review files into data/, after validating the result."""
+    from analysis.data import claims as claim_data
+    from analysis.data import schemas
+
+    review = review or REVIEW_DIR
+    data_dir = data_dir or DATA
+    seeds = (seeds or corpus.seeds_dir()).resolve()
+    p_header, p_rows = read_table(data_dir / "papers.csv")
+    c_header, c_rows = read_table(data_dir / "claims.csv")
+    _, rp = read_table(review / PAPERS_FILE)
+    _, rc = read_table(review / CLAIMS_FILE)
+    _, rs = read_table(review / SOURCES_FILE)
+    _check_review(review / PAPERS_FILE, rp, PAPER_REVIEW)
+    _check_review(review / CLAIMS_FILE, rc, CLAIM_REVIEW)
+    new_p = [(i, {c: r.get(c, "") for c in p_header}) for i, r in enumerate(rp) if r["review"] == "accept"]
+    new_c = [(i, {c: r.get(c, "") for c in c_header}) for i, r in enumerate(rc) if r["review"] == "accept"]
+    rejected = sum(1 for r in rc if r["review"] == "reject")
+    known = {r["citekey"] for r in p_rows} | {r["citekey"] for _, r in new_p}
+    orphan_claims = [f"{review / CLAIMS_FILE}: row {i + 2}, column citekey: {r['citekey']!r} is neither in "
+                     "data/papers.csv nor an accepted paper row" for i, r in new_c if r["citekey"] not in known]
+    if orphan_claims:
+        raise DataError("\n".join(orphan_claims[:20]))
+    _schema_check(review / PAPERS_FILE, p_header, new_p, schemas.PAPERS, "papers.csv")
+    _schema_check(review / CLAIMS_FILE, c_header, new_c, claim_data.SCHEMA, "claims.csv")
+    # mechanical updates of source_records (an exact duplicate in a new seed file)
+    applied = 0
+    by_fp = {r["fingerprint"]: r for r in p_rows}
+    for u in rs:
+        row = by_fp.get(u["fingerprint"])
+        if row is not None and row["source_records"] == u["source_records_now"]:
+            row["source_records"] = u["source_records_seeds"]
+            applied += 1
+    if not (new_p or new_c or applied):
+        return [f"nothing to accept in {review} (no row has review=accept, no source-record update)"]
+    merged_p = p_rows + [r for _, r in new_p]
+    merged_c = c_rows + [r for _, r in new_c]
+    with tempfile.TemporaryDirectory(prefix="accept-") as tmp:
+        staged = Path(tmp) / "data"
+        shutil.copytree(data_dir, staged)
+        (staged / "papers.csv").write_text(table_text(p_header, merged_p), encoding="utf-8")
+        (staged / "claims.csv").write_text(table_text(c_header, merged_c), encoding="utf-8")
+        # the papers left unreviewed may still lack their row; every other check applies in full
+        pending = Path(tmp) / "pending.txt"
+        pending.write_text("\n".join(r["fingerprint"] for r in rp if r["review"] != "accept") + "\n",
+                           encoding="utf-8")
+        env = {**os.environ, "ANALYSIS_DATA_DIR": str(staged), "SEEDS_DIR": str(seeds), "PYTHONPATH": str(ROOT),
+               "ANALYSIS_PENDING_FINGERPRINTS": str(pending)}
+        env.pop("ANALYSIS_READS_FILE", None)
+        proc = subprocess.run([sys.executable, "-m", "analysis", "validate"], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            text = (proc.stderr.strip() or proc.stdout.strip()).replace(str(staged), "data")
+            raise DataError("the accepted rows do not validate with the rest of data/ (nothing was changed):\n"
+                            + text)
+        for name in ("papers.csv", "claims.csv"):
+            tmpfile = data_dir / f".{name}.accept"
+            shutil.copyfile(staged / name, tmpfile)
+            tmpfile.replace(data_dir / name)
+    # the review files keep what is still to decide
+    done_p = {i for i, _ in new_p}
+    write_table(review / PAPERS_FILE, list(rp[0].keys()) if rp else ["review"],
+                [r for i, r in enumerate(rp) if i not in done_p])
+    write_table(review / CLAIMS_FILE, list(rc[0].keys()) if rc else ["review"],
+                [r for r in rc if r["review"] == "unreviewed"])
+    write_table(review / SOURCES_FILE, SOURCE_COLUMNS, [])
+    left = len(rp) - len(new_p)
+    return [
+        f"accepted {len(new_p)} paper row(s) and {len(new_c)} claim(s) into {data_dir}; "
+        f"{applied} source-record update(s); {rejected} claim candidate(s) rejected",
+        "validated like any data (python -m analysis validate on the merged copy): ok",
+        f"{left} paper row(s) still unreviewed in {review / PAPERS_FILE}" if left else
+        "no paper row left to review",
+        "next: `make book` (rebuilds what the new rows change)",
+    ]
