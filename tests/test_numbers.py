@@ -93,3 +93,15 @@ def test_keys_name_what_the_fact_is_about(numbers):
     energy = keyed[keyed["unit"].isin(["MWh", "kWh", "GWh", "tCO2e", "kgCO2e"])]
     assert (energy["boundary"].isin(["accelerator", "server", "facility"])).all(), \
         energy[~energy["boundary"].isin(["accelerator", "server", "facility"])][["notebook", "glue_name"]].to_string()
+
+
+def test_no_glue_breaks_the_notebook_message_channel():
+    """A NaN glued as a fact once made Jupyter fail to serialise the output's metadata (a stderr warning on
+    the page): every executed notebook's outputs are free of it."""
+    bad = []
+    for nb in sorted((STAGE / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            for out in cell.get("outputs", []):
+                if out.get("name") == "stderr" and "serialization failed" in "".join(out.get("text", "")):
+                    bad.append(nb.name)
+    assert not bad, f"notebooks whose outputs could not be serialised: {sorted(set(bad))}"

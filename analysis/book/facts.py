@@ -37,7 +37,7 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
     metadata["fact"] = {"key": fact_key(citekey, quantity, boundary, assumptions), "citekey": citekey,
                         "quantity": quantity, "boundary": boundary, "assumptions": assumptions,
-                        "unit": unit, "value": float(v)}
+                        "unit": unit, "value": float(v) if math.isfinite(float(v)) else None}  # JSON has no NaN
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
 
 
@@ -81,7 +81,8 @@ def collect(book: Path) -> pd.DataFrame:
                 name = meta["scrapbook"]["name"]
                 fact = meta.get("fact", {})
                 rows.append({"key": fact.get("key", ""), **{k: fact.get(k, "") for k in KEY_FIELDS},
-                             "value": fact.get("value", _value(out.get("data", {}))), "unit": fact.get("unit", ""),
+                             "value": math.nan if fact.get("value", 0.0) is None
+                             else fact.get("value", _value(out.get("data", {}))), "unit": fact.get("unit", ""),
                              "notebook": nb.stem, "glue_name": name,
                              "pages": ";".join(sorted(refs.get((nb.stem, name), set())))})
     return pd.DataFrame(rows, columns=COLUMNS)
