@@ -187,3 +187,12 @@ def test_malformed_csv_is_named(data_copy: Path):
     (data_copy / "hardware.csv").write_bytes(b"hardware_id,family\n\"unclosed,quote\n")
     with pytest.raises(DataError, match="hardware.csv"):
         tables.read_csv("hardware.csv", hardware.schemas.HARDWARE)
+
+
+def test_comparison_rows_are_short_enough_to_scan():
+    from analysis.themes import comparison
+
+    df = comparison.load()
+    long = df[(df["technique"].str.len() > comparison.TECHNIQUE_MAX)
+              | (df["note"].fillna("").str.len() > comparison.NOTE_MAX)]
+    assert long.empty, f"data/comparisons.csv rows too long for the table: {list(long['citekey'])}"

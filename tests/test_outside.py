@@ -212,3 +212,9 @@ def test_gaps_table_escapes_data_text():
     text = outside_table.gaps_markdown()
     assert "LLM\\.int8\\(\\)\\:" in text  # punctuation from the data is literal, not markup
     assert outside_table.counts_by_theme().sum() == len(outside.load())
+
+
+def test_concepts_are_short():
+    df = outside.load()
+    long = df[(df["concept"].str.split().str.len() > 15) | (df["why_expected"].str.split().str.len() > 20)]
+    assert long.empty, f"data/outside-corpus.csv: concept over 15 or why_expected over 20 words: {list(long['citekey'])}"
