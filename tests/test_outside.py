@@ -217,4 +217,5 @@ def test_gaps_table_escapes_data_text():
 def test_concepts_are_short():
     df = outside.load()
     long = df[(df["concept"].str.split().str.len() > 15) | (df["why_expected"].str.split().str.len() > 20)]
-    assert long.empty, f"data/outside-corpus.csv: concept over 15 or why_expected over 20 words: {list(long['citekey'])}"
+    assert long.empty, ("data/outside-corpus.csv: concept over 15 or why_expected over 20 words: "
+                        f"{list(long['citekey'])}")
