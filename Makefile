@@ -51,9 +51,18 @@ book-locked: venv validate $(URL_STAMP)
 test: book lint browser-deps
 	$(PY) -m pytest -q
 
-# Debian's chromium for the browser tests (never a downloaded browser build)
-browser-deps:
+# Debian's chromium for the browser tests (never a downloaded browser build), and axe-core for the
+# accessibility checks: the pinned npm release (npm checks its integrity), unpacked into tests/vendor/
+# (gitignored); tests/test_browser.py loads that file into each page, so nothing is fetched during tests
+AXE_VERSION := 4.14.1
+AXE_JS := tests/vendor/axe-core-$(AXE_VERSION)/axe.min.js
+browser-deps: $(AXE_JS)
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+$(AXE_JS):
+	@rm -rf tests/vendor/axe-core-* && mkdir -p $(@D)
+	cd $(@D) && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null && \
+		tar -xzf axe-core-$(AXE_VERSION).tgz --strip-components=1 package/axe.min.js package/LICENSE && \
+		rm axe-core-$(AXE_VERSION).tgz
 
 venv: $(VENV_STAMP)
 $(VENV_STAMP): requirements.txt constraints.txt

@@ -1,16 +1,29 @@
 """The built book in a real browser (Debian's chromium, driven by Playwright), fully offline.
 
 Every request that is not to the loopback server is blocked, so a page that needs a CDN fails.
+One browser for the module; every page is loaded once (the `sweep` fixture) and checked there for
+what every page must do: render offline, fit a 390 px phone without horizontal scrolling, load
+MathJax only if it has maths, pass axe-core (no critical or serious violation) at desktop width,
+and name its citation links with their authors. The other tests drive one feature each:
+navigation at phone and desktop width, the paper explorer, the gallery's links, search.
+
+axe-core is the npm release that `make browser-deps` unpacks into tests/vendor/ (gitignored; see
+the Makefile); the test loads that file into each page, so nothing is fetched while it runs.
+Screenshots of the main pages at 1440x900 and 390x844 go to _build/screenshots/.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
+import re
 import shutil
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT
@@ -18,10 +31,20 @@ from conftest import ROOT
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+VENDOR = ROOT / "tests" / "vendor"
+DESKTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
 
 pytestmark = [
     pytest.mark.skipif(not (HTML / ".built").exists(), reason="the book has not been built: run `make book`"),
 ]
+
+
+def axe_script() -> Path:
+    found = sorted(VENDOR.glob("axe-core-*/axe.min.js"))
+    if not found:
+        pytest.fail("axe-core is missing: `make browser-deps` unpacks it into tests/vendor/")
+    return found[-1]
 
 
 @pytest.fixture(scope="module")
@@ -56,79 +79,506 @@ def browser():
 
 
 def _pages() -> list[str]:
-    return sorted(str(p.relative_to(HTML)) for p in HTML.rglob("*.html") if "_static" not in p.parts)
+    # index.html only redirects to intro.html
+    return sorted(str(p.relative_to(HTML)) for p in HTML.rglob("*.html")
+                  if "_static" not in p.parts and p != HTML / "index.html")
 
 
-def _open(browser, server: str, rel: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems: list[str] = []
+class Tab:
+    """One browser page reused across navigations, recording what goes wrong on the current one."""
 
-    def route(r):
-        if r.request.url.startswith(server):
+    def __init__(self, browser: Any, server: str, viewport: dict[str, int] = DESKTOP, axe: bool = False) -> None:
+        self.server = server
+        self.page = browser.new_page(viewport=viewport)
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        if axe:
+            self.page.add_init_script(path=str(axe_script()))
+        self.page.route("**/*", self._route)
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+                     if m.type == "error" else None)
+        self.page.on("requestfailed", lambda r: self.problems.append(f"failed request {r.url}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error {e}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def _route(self, r: Any) -> None:
+        if r.request.url.startswith(self.server):
             r.continue_()
         else:
-            problems.append(f"blocked external request {r.request.url}")
+            self.problems.append(f"blocked external request {r.request.url}")
             r.abort()
 
-    page.route("**/*", route)
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("requestfailed", lambda r: problems.append(f"failed request {r.url}"))
-    page.on("pageerror", lambda e: problems.append(f"page error {e}"))
-    resp = page.goto(f"{server}/{rel}", wait_until="networkidle")
-    if resp is None or resp.status != 200:
-        problems.append(f"HTTP status {resp.status if resp else 'none'}")
-    return page, problems
+    def open(self, rel: str, wait_until: str = "load") -> Any:
+        self.problems, self.requests = [], []
+        resp = self.page.goto(f"{self.server}/{rel}", wait_until=wait_until)
+        if resp is None or resp.status != 200:
+            self.problems.append(f"HTTP status {resp.status if resp else 'none'}")
+        return self.page
+
+    def close(self) -> None:
+        self.page.close()
 
 
-def test_every_page_renders_offline(browser, server: str):
-    pages = _pages()
-    assert len(pages) >= 5
-    failures: dict[str, list[str]] = {}
-    for rel in pages:
-        page, problems = _open(browser, server, rel)
-        if rel not in ("genindex.html", "search.html"):
-            if page.locator("nav.bd-docs-nav").count() == 0:
-                problems.append("left-hand table of contents missing")
-        # lazy images (the gallery's thumbnails) load only when scrolled to: load them all first
-        page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
-        page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=60_000)
-        broken = page.evaluate(
-            "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
-        problems += [f"image not loaded: {src}" for src in broken]
-        if page.locator(".math").count():
-            page.wait_for_selector("mjx-container", timeout=10_000)
-            raw = page.evaluate("Array.from(document.querySelectorAll('.math')).filter("
-                                "e => !e.querySelector('mjx-container')).length")
-            if raw:
-                problems.append(f"{raw} math element(s) not rendered by MathJax")
-        if problems:
-            failures[rel] = problems
-        page.close()
-    (ROOT / "_build" / "browser-pages.txt").write_text("\n".join(pages) + "\n")
+@dataclass
+class PageReport:
+    problems: list[str] = field(default_factory=list)
+    overflow: dict[str, Any] = field(default_factory=dict)
+    axe: list[dict[str, Any]] = field(default_factory=list)
+    has_math: bool = False
+    mathjax_requested: bool = False
+    citation_names: list[str] = field(default_factory=list)
+    wide_tables: list[str] = field(default_factory=list)
+
+
+# Elements sticking out of the page at phone width, outside any box that scrolls on its own.
+OVERFLOW_JS = """() => {
+  const W = document.documentElement.clientWidth;
+  const inScrollBox = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (s.overflowX === "auto" || s.overflowX === "scroll" || s.display === "none") return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || (r.right <= W + 1 && r.left >= -1)) continue;
+    const s = getComputedStyle(el);
+    if (s.visibility === "hidden" || s.position === "fixed" || el.closest("dialog:not([open])")) continue;
+    if (inScrollBox(el)) continue;
+    out.push(el.tagName.toLowerCase() + (el.className && typeof el.className === "string" ?
+      "." + el.className.trim().split(/\\s+/).join(".") : "") + ` ${Math.round(r.left)}..${Math.round(r.right)}`);
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, width: W, sticking_out: out.slice(0, 5)};
+}"""
+
+AXE_JS = """async () => {
+  const r = await axe.run(document, {resultTypes: ["violations"]});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                 targets: v.nodes.slice(0, 3).map(n => n.target.join(" "))}));
+}"""
+
+# Tables wider than the article: each must scroll inside a box no taller than the screen.
+WIDE_TABLES_JS = """() => {
+  const article = document.querySelector("article");
+  if (!article) return [];
+  const width = article.getBoundingClientRect().width, out = [];
+  for (const t of article.querySelectorAll("table")) {
+    if (t.getBoundingClientRect().width <= width + 1) continue;
+    let box = t.parentElement;
+    const scrolls = (e) => ["auto", "scroll"].includes(getComputedStyle(e).overflowX);
+    while (box && box !== article && !scrolls(box)) box = box.parentElement;
+    if (!box || box === article) out.push(`${t.className}: not in a scrolling box`);
+    else if (box.getBoundingClientRect().height > innerHeight) out.push(`${t.className}: box taller than the screen`);
+  }
+  return out;
+}"""
+
+CITATION_NAMES_JS = """() => Array.from(document.querySelectorAll(".bibtex-citation a")).map(
+  a => (a.getAttribute("aria-label") || a.textContent).trim())"""
+
+
+def _start(tab: Tab, rel: str) -> PageReport:
+    """Load `rel` at phone width, check it there, widen the page and start axe-core on it."""
+    page = tab.open(rel)
+    rep = PageReport()
+    if rel not in ("genindex.html", "search.html") and page.locator("nav.bd-docs-nav").count() == 0:
+        tab.problems.append("left-hand table of contents missing")
+    # lazy images load only when scrolled to: load them all first
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=60_000)
+    broken = page.evaluate(
+        "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+    tab.problems += [f"image not loaded: {src}" for src in broken]
+    rep.has_math = page.locator(".math").count() > 0
+    if rep.has_math:
+        page.wait_for_selector("mjx-container", timeout=10_000)
+        raw = page.evaluate("Array.from(document.querySelectorAll('.math')).filter("
+                            "e => !e.querySelector('mjx-container')).length")
+        if raw:
+            tab.problems.append(f"{raw} math element(s) not rendered by MathJax")
+    if page.locator("table.itables, table[id^=itables]").count():
+        page.wait_for_selector("table.dataTable tbody tr", timeout=20_000)
+    rep.overflow = page.evaluate(OVERFLOW_JS)
+    page.set_viewport_size(DESKTOP)
+    rep.citation_names = page.evaluate(CITATION_NAMES_JS)
+    rep.wide_tables = page.evaluate(WIDE_TABLES_JS)
+    page.evaluate(f"() => {{ window.__axe = ({AXE_JS})(); }}")  # runs while the other tab loads
+    return rep
+
+
+def _finish(tab: Tab, rep: PageReport) -> PageReport:
+    rep.axe = tab.page.evaluate("() => window.__axe")
+    rep.mathjax_requested = any("tex-chtml" in u for u in tab.requests)
+    rep.problems = list(tab.problems)
+    tab.page.set_viewport_size(PHONE)
+    return rep
+
+
+@pytest.fixture(scope="module")
+def sweep(browser, server: str) -> dict[str, PageReport]:
+    """Every page once: loaded at phone width (layout checks), then widened to desktop (axe-core).
+    Two tabs take turns, so that axe-core works on one page while the next one loads."""
+    tabs = [Tab(browser, server, PHONE, axe=True) for _ in range(2)]
+    pending: list[tuple[str, PageReport] | None] = [None, None]
+    reports: dict[str, PageReport] = {}
+    for i, rel in enumerate(_pages()):
+        k = i % 2
+        if (job := pending[k]) is not None:
+            reports[job[0]] = _finish(tabs[k], job[1])
+        pending[k] = (rel, _start(tabs[k], rel))
+    for k, job in enumerate(pending):
+        if job is not None:
+            reports[job[0]] = _finish(tabs[k], job[1])
+    for tab in tabs:
+        tab.close()
+    reports = dict(sorted(reports.items()))
+    (ROOT / "_build" / "browser-pages.txt").write_text("\n".join(reports) + "\n")
+    (ROOT / "_build" / "axe-report.json").write_text(json.dumps({k: v.axe for k, v in reports.items()}, indent=1))
+    return reports
+
+
+def test_every_page_renders_offline(sweep: dict[str, PageReport]):
+    assert len(sweep) >= 5
+    failures = {rel: r.problems for rel, r in sweep.items() if r.problems}
     assert not failures, failures
 
 
-def test_paper_index_search_filters_rows(browser, server: str):
-    page, problems = _open(browser, server, "notebooks/paper-index.html")
-    page.wait_for_selector("table.dataTable tbody tr")
-    box = page.locator(".dt-search input, .dataTables_filter input").first
+def test_no_horizontal_scroll_on_a_phone(sweep: dict[str, PageReport]):
+    wide = {rel: r.overflow for rel, r in sweep.items()
+            if r.overflow["scrollWidth"] > r.overflow["width"] or r.overflow["sticking_out"]}
+    assert not wide, wide
+
+
+def test_wide_tables_scroll_in_their_own_box(sweep: dict[str, PageReport]):
+    """A table wider than the text scrolls sideways in a box that fits the screen (so its scrollbar
+    is in view while it is read), at desktop width as on a phone (the phone test above)."""
+    bad = {rel: r.wide_tables for rel, r in sweep.items() if r.wide_tables}
+    assert not bad, bad
+
+
+def test_axe_core_finds_no_critical_or_serious_violation(sweep: dict[str, PageReport]):
+    """axe-core 4 (all its default rules) on every page at desktop width, sidebar shown."""
+    bad = {rel: [v for v in r.axe if v["impact"] in ("critical", "serious")] for rel, r in sweep.items()}
+    bad = {rel: v for rel, v in bad.items() if v}
+    assert not bad, json.dumps(bad, indent=1)[:4000]
+
+
+def test_mathjax_only_on_pages_with_maths(sweep: dict[str, PageReport]):
+    assert any(r.has_math for r in sweep.values()), "no page with maths: the check checks nothing"
+    wrong = {rel: ("maths without MathJax" if r.has_math else "MathJax without maths")
+             for rel, r in sweep.items() if r.has_math != r.mathjax_requested}
+    assert not wrong, wrong
+
+
+def test_citation_links_are_named_with_their_authors(sweep: dict[str, PageReport]):
+    names = [(rel, n) for rel, r in sweep.items() for n in r.citation_names]
+    assert len(names) > 100
+    year_only = [(rel, n) for rel, n in names if not re.search(r"[^\W\d_]{2,}", n)]
+    assert not year_only, year_only[:10]
+
+
+def test_chapter_paper_tables_count_the_audit_verdicts(browser, server: str):
+    """The audit column of a chapter's paper table: verdicts counted, linked to the claims audit."""
+    tab = Tab(browser, server)
+    page = tab.open("chapters/serving.html")
+    cells = page.evaluate("""() => Array.from(document.querySelectorAll("article table")).filter(
+        t => t.querySelector("thead") && t.querySelector("thead").textContent.includes("audit")).flatMap(
+        t => Array.from(t.querySelectorAll("tbody tr td:last-child")).map(
+        td => [td.textContent.trim(), Array.from(td.querySelectorAll("a")).map(a => a.getAttribute("href"))]))""")
+    assert cells, "no paper table with an audit column"
+    counted = re.compile(r"^\d+ [a-z ]+(, \d+ [a-z ]+)*$")
+    for text, links in cells:
+        assert text == "—" or counted.match(text), text
+        if text != "—":
+            assert links and all("claims-audit.html" in h for h in links), (text, links)
+    assert any(t != "—" for t, _ in cells)
+    tab.close()
+
+
+def test_favicon(browser, server: str):
+    tab = Tab(browser, server)
+    page = tab.open("intro.html")
+    href = page.evaluate("document.querySelector('link[rel~=icon]')?.href")
+    assert href, "no <link rel=icon>"
+    assert page.request.get(href).status == 200
+    tab.close()
+
+
+SIDEBAR_SHOWN_JS = """() => {
+  const nav = document.querySelector("nav.bd-docs-nav");
+  if (!nav) return false;
+  const r = nav.getBoundingClientRect();
+  const box = nav.closest(".bd-sidebar-primary, dialog");
+  return r.width > 0 && r.right > 1 && r.left < innerWidth && getComputedStyle(box).visibility !== "hidden"
+    && getComputedStyle(box).opacity !== "0";
+}"""
+
+
+def _sidebar_becomes(page: Any, shown: bool) -> bool:
+    """Whether the book's navigation is shown (or hidden, `shown` False) within 2 s (it is animated)."""
+    try:
+        page.wait_for_function(SIDEBAR_SHOWN_JS if shown else f"() => !({SIDEBAR_SHOWN_JS})()", timeout=2_000)
+    except Exception:
+        return False
+    return True
+
+
+def test_navigation_opens_on_a_phone_and_toggles_on_a_desktop(browser, server: str):
+    tab = Tab(browser, server, PHONE)
+    page = tab.open("chapters/serving.html")
+    page.wait_for_load_state("networkidle")
+    toggle = page.locator(".primary-toggle:visible").first
+    assert _sidebar_becomes(page, shown=False)
+    toggle.click()
+    page.wait_for_selector("#pst-primary-sidebar-modal[open]", timeout=5_000)
+    assert _sidebar_becomes(page, shown=True)
+    assert toggle.get_attribute("aria-expanded") == "true"
+    link = page.locator("#pst-primary-sidebar-modal nav.bd-docs-nav a", has_text="Training at scale").first
+    assert link.is_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "navigation-open-390.png"))
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('pst-primary-sidebar-modal').open", timeout=5_000)
+    assert _sidebar_becomes(page, shown=False)
+    # the page's own contents (secondary sidebar) open the same way
+    page.locator(".secondary-toggle:visible").first.click()
+    page.wait_for_selector("#pst-secondary-sidebar-modal[open]", timeout=5_000)
+    assert page.locator("#pst-secondary-sidebar-modal nav.page-toc a").first.is_visible()
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('pst-secondary-sidebar-modal').open", timeout=5_000)
+    # and a link in the opened navigation leads to its page
+    toggle.click()
+    page.wait_for_selector("#pst-primary-sidebar-modal[open]", timeout=5_000)
+    page.locator("#pst-primary-sidebar-modal nav.bd-docs-nav a", has_text="Training at scale").first.click()
+    page.wait_for_url("**/training-at-scale.html")
+
+    # a tablet: the same dialog
+    page.set_viewport_size({"width": 900, "height": 1000})
+    tab.open("chapters/serving.html")
+    page.wait_for_load_state("networkidle")
+    page.locator(".primary-toggle:visible").first.click()
+    page.wait_for_selector("#pst-primary-sidebar-modal[open]", timeout=5_000)
+    assert _sidebar_becomes(page, shown=True)
+    page.keyboard.press("Escape")
+
+    page.set_viewport_size(DESKTOP)
+    tab.open("chapters/serving.html")
+    page.wait_for_load_state("networkidle")
+    assert _sidebar_becomes(page, shown=True)
+    toggle = page.locator(".primary-toggle:visible").first
+    toggle.click()
+    page.wait_for_function("document.getElementById('pst-primary-sidebar').classList.contains('pst-sidebar-hidden')")
+    assert _sidebar_becomes(page, shown=False)
+    assert toggle.get_attribute("aria-expanded") == "false"
+    page.screenshot(path=str(SHOTS / "navigation-collapsed-1440.png"))
+    toggle.click()
+    assert _sidebar_becomes(page, shown=True)
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
+def _rows(page: Any, col: int) -> list[str]:
+    return [t.strip() for t in page.locator(f"#itables_paper_index tbody tr td:nth-child({col})").all_inner_texts()]
+
+
+def test_paper_explorer_sorts_filters_and_links(browser, server: str):
+    tab = Tab(browser, server)
+    page = tab.open("notebooks/paper-index.html")
+    page.wait_for_selector("#itables_paper_index tbody tr")
+    heads = page.locator("#itables_paper_index thead th").all_inner_texts()
+    assert [h.strip() for h in heads] == ["title", "year", "theme", "system", "hardware", "headline"]
+    total = page.evaluate("document.querySelector('#itables_paper_index_wrapper .dt-info').textContent")
+
+    # sorting: a click on the heading's text (not only on its arrow); again to reverse
+    first = []
+    for direction in ("ascending", "descending"):
+        page.locator("#itables_paper_index thead th .dt-column-title", has_text="year").click()
+        page.wait_for_selector(f"#itables_paper_index thead th.col-year[aria-sort={direction}]", timeout=5_000)
+        years = [int(y) for y in _rows(page, 2) if y]
+        assert years == sorted(years, reverse=direction == "descending"), years
+        first.append(years[0])
+    assert first[0] < first[1], first
+
+    # the theme filter
+    theme = page.locator("select.paper-filter-theme")
+    options = theme.locator("option").all_inner_texts()
+    assert len(options) >= 10 and options[0] == "all"
+    theme.select_option(label="Serving and inference systems")
+    shown = _rows(page, 3)
+    assert shown and set(shown) == {"Serving and inference systems"}, shown
+    assert page.evaluate("document.querySelector('#itables_paper_index_wrapper .dt-info').textContent") != total
+    # and the hardware filter on top of it: every row lists that hardware
+    page.locator("select.paper-filter-hardware").select_option(label="A100")
+    hardware = _rows(page, 5)
+    assert hardware and all("A100" in h.split(", ") for h in hardware), hardware
+    assert set(_rows(page, 3)) == {"Serving and inference systems"}
+    theme.select_option(label="all")
+    page.locator("select.paper-filter-hardware").select_option(label="all")
+    assert page.evaluate("document.querySelector('#itables_paper_index_wrapper .dt-info').textContent") == total
+
+    # the search box still filters rows
+    box = page.locator(".dt-search input").first
     box.fill("NanoFlow")
-    page.wait_for_timeout(500)
-    rows = page.locator("table.dataTable tbody tr")
-    texts = rows.all_inner_texts()
+    page.wait_for_timeout(300)
+    texts = page.locator("#itables_paper_index tbody tr").all_inner_texts()
     assert len(texts) >= 1 and all("NanoFlow" in t for t in texts), texts
     box.fill("")
-    page.wait_for_timeout(300)
-    assert page.locator("table.dataTable tbody tr").count() > len(texts)
-    assert not problems, problems
+
+    # titles link to the paper, citekeys to their bibliography entry
+    key = page.locator("#itables_paper_index tbody tr a.paper-key").first
+    href = key.get_attribute("href")
+    assert href and re.match(r"^\.\./chapters/bibliography\.html#id\d+$", href), href
+    page.goto(f"{server}/notebooks/{href}")
+    assert page.locator(f"#{href.split('#')[1]}").count() == 1
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
+def test_paper_explorer_fits_and_is_dark_in_dark_mode(browser, server: str):
+    tab = Tab(browser, server)
+    page = tab.open("notebooks/paper-index.html")
+    page.evaluate("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
+    page.reload(wait_until="load")
+    page.wait_for_selector("#itables_paper_index tbody tr")
+    fit = page.evaluate("""() => {
+      const t = document.getElementById("itables_paper_index"), a = document.querySelector("article");
+      return [t.getBoundingClientRect().right, a.getBoundingClientRect().right];
+    }""")
+    assert fit[0] <= fit[1] + 1, f"the table ({fit[0]} px) is wider than the article ({fit[1]} px)"
+    light = page.evaluate("""() => {
+      const lum = (c) => { const m = c.match(/[\\d.]+/g); if (!m || (m.length > 3 && +m[3] < 0.5)) return null;
+                           return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; };
+      const out = [];
+      for (const e of document.querySelectorAll("article *")) {
+        const l = lum(getComputedStyle(e).backgroundColor), r = e.getBoundingClientRect();
+        if (l !== null && l > 0.5 && r.width * r.height > 0 && !e.matches("img"))
+          out.push(`${e.tagName}.${e.className} ${getComputedStyle(e).backgroundColor}`);
+      }
+      return Array.from(new Set(out)).slice(0, 10);
+    }""")
+    assert not light, light
+    page.screenshot(path=str(SHOTS / "paper-index-dark-1440.png"))
+    page.evaluate("localStorage.clear()")
+    tab.close()
+
+
+def test_gallery_in_book_order_linking_full_size_and_talk_files(browser, server: str):
+    tab = Tab(browser, server)
+    page = tab.open("reference/figures.html")
+    # chapters in the order of the book's navigation
+    chapters = page.locator("article section > h2").evaluate_all(
+        "hs => hs.map(h => Array.from(h.childNodes).filter(n => !(n.classList && n.classList.contains('headerlink')))"
+        ".map(n => n.textContent).join('').trim())")
+    nav = [" ".join(t.split()) for t in page.locator("nav.bd-docs-nav li.toctree-l1 > a").all_inner_texts()]
+    missing = [c for c in chapters if c not in nav]
+    assert not missing, f"gallery sections not named as the book's chapters: {missing}"
+    positions = [nav.index(c) for c in chapters]
+    assert positions == sorted(positions), list(zip(chapters, positions, strict=True))
+    figures = page.locator(".gallery-figure a")
+    n = figures.count()
+    assert n >= 5
+    for i in range(n):
+        a = figures.nth(i)
+        img = a.locator("img")
+        assert img.get_attribute("alt"), f"figure {i} without alt text"
+        assert a.get_attribute("download") is None  # opens in the browser
+        full = page.request.get(f"{server}/reference/{a.get_attribute('href')}")
+        assert full.status == 200 and full.headers["content-type"] == "image/png"
+        thumb = page.request.get(f"{server}/reference/{img.get_attribute('src')}")
+        assert len(full.body()) > len(thumb.body()), "the link does not lead to a larger image"
+    width = page.evaluate("Math.max(...Array.from(document.querySelectorAll('.gallery-figure img'))"
+                          ".map(i => i.getBoundingClientRect().width))")
+    assert width >= 600, f"gallery images shown only {width} px wide"
+    talk = page.locator("a.download[href*='-talk.']")
+    assert talk.count() >= 3 * n, "not every figure offers its talk version (PNG, SVG, PDF)"
+    for i in range(0, talk.count(), max(1, talk.count() // 10)):
+        assert page.request.get(f"{server}/reference/{talk.nth(i).get_attribute('href')}").status == 200
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
+def test_figures_open_full_size_on_a_phone(browser, server: str):
+    """A figure in a chapter or an analysis links to its image file, so a tap opens it full size."""
+    tab = Tab(browser, server, PHONE)
+    for rel in ("chapters/accelerators.html", "notebooks/accelerators-efficiency.html"):
+        page = tab.open(rel)
+        page.wait_for_load_state("networkidle")
+        figures = page.locator("article figure img, article .cell_output img")
+        assert figures.count() >= 1, rel
+        for i in range(figures.count()):
+            href = figures.nth(i).evaluate("i => i.closest('a') && i.closest('a').href")
+            assert href, f"{rel}: figure {i} does not open full size"
+            assert page.request.get(href).status == 200, href
+        assert not tab.problems, tab.problems
+    tab.close()
+
+
+def _search(page: Any, server: str, query: str) -> list[str]:
+    page.goto(f"{server}/search.html?q={query}", wait_until="load")
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    page.wait_for_load_state("networkidle")  # the result snippets are fetched from the pages
+    return [h for h in page.locator("#search-results ul.search li > a").evaluate_all("a => a.map(x => x.href)")]
+
+
+def test_search(browser, server: str):
+    tab = Tab(browser, server)
+    # the magnifier does not cover the typed text (search page and the Ctrl+K dialog)
+    for rel, form in (("search.html", ".bd-search-container form.bd-search"),
+                      ("chapters/serving.html", "#pst-search-dialog form.bd-search")):
+        page = tab.open(rel)
+        if form.startswith("#"):
+            page.wait_for_load_state("networkidle")
+            page.keyboard.press("Control+k")
+            page.wait_for_selector("#pst-search-dialog[open]")
+        icon = page.locator(f"{form} .fa-magnifying-glass").bounding_box()
+        field = page.locator(f"{form} input").bounding_box()
+        padding = float(page.locator(f"{form} input").evaluate("e => parseFloat(getComputedStyle(e).paddingLeft)"))
+        assert icon and field and icon["x"] + icon["width"] <= field["x"] + padding, (form, icon, field)
+    page.keyboard.press("Escape")
+    # a system's chapter ranks above the bibliography, which names every paper
+    hits = _search(page, server, "FlashAttention")
+    assert hits and "bibliography" not in hits[0], hits[:5]
+    bib = next((i for i, h in enumerate(hits) if "bibliography" in h), len(hits))
+    kernels = next(i for i, h in enumerate(hits) if "gpu-kernels" in h)
+    assert kernels < bib, hits[:10]
+    # one search field at desktop width
+    tab.open("chapters/serving.html")
+    visible = page.locator(".search-button-field:visible, form.bd-search:visible").count()
+    assert visible == 1, f"{visible} search fields shown"
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
+def test_search_from_a_file_url(browser):
+    """Opened from disk (file://) the search page lists results, without the snippets it cannot fetch."""
+    page = browser.new_page(viewport=DESKTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto((HTML / "search.html").as_uri() + "?q=FlashAttention", wait_until="load")
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    assert not errors, errors
+    page.close()
+
+
+SCREENS = [("intro.html", "home"), ("chapters/serving.html", "chapter"), ("notebooks/paper-index.html", "paper-index"),
+           ("reference/figures.html", "figures"), ("chapters/methods.html", "methods"), ("search.html", "search")]
 
 
 def test_screenshots(browser, server: str):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for rel, name in (("intro.html", "home"), ("chapters/corpus.html", "chapter"),
-                      ("notebooks/paper-index.html", "paper-index")):
-        page, problems = _open(browser, server, rel)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
-        assert (SHOTS / f"{name}.png").stat().st_size > 10_000
-        assert not problems, problems
-        page.close()
+    for name, viewport in (("1440", DESKTOP), ("390", PHONE)):
+        tab = Tab(browser, server, viewport)
+        for rel, stem in SCREENS:
+            page = tab.open(rel + ("?q=FlashAttention" if rel == "search.html" else ""))
+            if "paper-index" in rel:
+                page.wait_for_selector("#itables_paper_index tbody tr")
+            page.wait_for_load_state("networkidle")
+            path = SHOTS / f"{stem}-{name}.png"
+            page.screenshot(path=str(path), full_page=False)
+            assert path.stat().st_size > 10_000
+            assert not tab.problems, (rel, tab.problems)
+        tab.close()

@@ -58,6 +58,7 @@ class Build:
         tmp.mkdir(parents=True, exist_ok=True)
         self.tmp = tmp
         env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+        env["ANALYSIS_TALK_FIGURES"] = "off"  # scratch builds skip the talk figures
         env.update({"TMPDIR": str(tmp), "FAULT_MARKER": str(tmp.parent / f"{tmp.name}.marker")})
         env.update(extra_env or {})
         self.marker = Path(env["FAULT_MARKER"])

@@ -13,6 +13,11 @@ Staging also applies the publishing settings (analysis/book/publish.py): the sta
 and the version from ``CITATION.cff``; ``intro.md`` gets its "Cite this book" section; the
 published copy of ``CITATION.cff`` (and, with a URL, the sharing thumbnails) go to ``_extra/``.
 The same staged book is also built as one page (``singlehtml``) for the PDF (analysis/book/pdf.py).
+
+The talk versions of the figures (``make figures STYLE=talk``, in ``_build/talk-figures``) are made
+here too, for the notebooks whose executed copy is newer than their staged talk figures (or when
+the book's URL, which their footers name, changed), and staged in ``figures/talk/`` for the
+gallery's download links (analysis/book/gallery.py).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from analysis.data.paths import BUILD, ROOT, STAGE
 
 SOURCES = ["_toc.yml", "references.bib", "chapters", "_static", "_templates"]
 HTML = BUILD / "html"
+TALK = BUILD / "talk-figures"
 SINGLEHTML = BUILD / "singlehtml"
 
 
@@ -69,6 +75,7 @@ def stage() -> None:
         if src.exists():
             _sync(src, STAGE / name)
     _mathjax()
+    _talk_figures()
     from analysis.book import facts, gallery
 
     _publishing()
@@ -78,6 +85,65 @@ def stage() -> None:
 
     # the coverage-gaps table (works outside the corpus), for ```{include} ../outputs/outside-corpus.md```
     outside_table.write(STAGE / "outputs" / "outside-corpus.md")
+
+
+def _talk_figures() -> None:
+    """Render the talk figures that are out of date (in parallel) and stage them in figures/talk/.
+
+    A notebook's talk figures are out of date when its executed copy is newer than the stamp
+    recorded when they were staged (``figures/talk/.stamps/<notebook>``, holding the book's URL,
+    which their footers name), or one of them is missing. The stamps live beside the staged files,
+    so a build folder restored from a cache (``make cache-restored`` marks both up to date) renders
+    nothing again. ``ANALYSIS_TALK_FIGURES=off`` skips the rendering (a scratch build in a test: the
+    gallery then links only the talk figures already staged).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    from analysis.book import publish, restyle
+    from analysis.book.figures import registry
+
+    url = publish.book_url()
+    entries = registry(STAGE / "figures")
+    dst = STAGE / "figures" / "talk"
+    stamps = dst / ".stamps"
+    exts = ("png", "svg", "pdf")
+    by_notebook: dict[str, list[str]] = {}
+    for e in entries:
+        by_notebook.setdefault(e["notebook"], []).append(e["id"])
+    stale = []
+    for rel, ids in sorted(by_notebook.items()):
+        md, nb, stamp = ROOT / rel, STAGE / "notebooks" / f"{Path(rel).stem}.ipynb", stamps / Path(rel).stem
+        if not md.exists() or not nb.exists():
+            continue
+        if (not stamp.exists() or stamp.stat().st_mtime < nb.stat().st_mtime or stamp.read_text() != url
+                or not all((dst / f"{i}-talk.{x}").exists() for i in ids for x in exts)):
+            stale.append(rel)
+    if stale and os.environ.get("ANALYSIS_TALK_FIGURES", "on") == "off":
+        print(f"ANALYSIS_TALK_FIGURES=off: the talk figures of {len(stale)} notebook(s) are not rendered")
+        stale = []
+    if stale:
+        import tempfile
+        import time
+
+        started = time.monotonic()
+        os.environ["ANALYSIS_BOOK_URL"] = url  # the footers name it (as `python -m analysis figures`)
+        TALK.mkdir(parents=True, exist_ok=True)
+        stamps.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="talk-nb-") as tmp, \
+                ProcessPoolExecutor(max_workers=min(len(stale), os.cpu_count() or 2)) as pool:
+            work = [(str(ROOT / rel), "talk", str(TALK), tmp) for rel in stale]
+            for rel, _ in zip(stale, pool.map(restyle._one, work), strict=True):
+                # staged as <id>-talk.<ext>: the name a reader's download gets, unlike the book's <id>.<ext>
+                for fid in by_notebook[rel]:
+                    for x in exts:
+                        _sync(TALK / f"{fid}.{x}", dst / f"{fid}-talk.{x}")
+                (stamps / Path(rel).stem).write_text(url)
+        print(f"rendered the talk figures of {len(stale)} notebook(s) in {time.monotonic() - started:.0f} s")
+    wanted = {f"{e['id']}-talk.{x}" for e in entries for x in exts} | {".stamps"}
+    if dst.is_dir():
+        for p in dst.iterdir():
+            if p.name not in wanted:
+                p.unlink()
 
 
 def _write(path: Path, text: str) -> None:

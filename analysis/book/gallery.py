@@ -1,5 +1,10 @@
 """The "Figures" page: every registered figure with downloads, its licence and a citation block.
 
+Chapters come in the book's order (``_toc.yml``). Each figure is shown 640 px wide (a WebP made
+here, ``figures/gallery/<id>.webp``, light enough for the page) and links to its full-size PNG; its
+talk version (16:9, large type, attribution footer: ``figures/talk/<id>-talk.*``, rendered by the HTML build,
+see analysis/book/build.py) is offered for download next to the book's files.
+
 The citation (plain text and BibTeX) names the authors, the book's title, version and year (from
 CITATION.cff), the figure's id, title and caption, its permalink (the configured BOOK_URL plus the
 figure's anchor; "local build" without one) and the licence (analysis/book/publish.py).
@@ -17,12 +22,54 @@ from analysis.book.figures import registry, thumbnail
 from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
 
+GALLERY_WIDTH_PX = 640
+
+
+def chapter_order() -> list[str]:
+    """The chapters' ids (``chapters/<id>`` in ``_toc.yml``) in the order the book shows them."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    order: list[str] = []
+
+    def walk(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            f = str(item.get("file", ""))
+            if f.startswith("chapters/"):
+                order.append(f.removeprefix("chapters/"))
+            for key in ("parts", "chapters", "sections"):
+                walk(item.get(key) or [])
+
+    walk([toc])
+    return order
+
+
+def gallery_image(png: Path, out: Path, width: int = GALLERY_WIDTH_PX) -> None:
+    """The figure `width` pixels wide as WebP (quality 80: a fifth of a PNG's bytes, text still crisp;
+    46 figures make 1.1 MB); rewritten only if changed."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        h = round(im.height * width / im.width)
+        small = im.convert("RGB").resize((width, h), Image.Resampling.LANCZOS)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.stem + ".tmp" + out.suffix)
+    small.save(tmp, format="WEBP", quality=80, method=6)
+    if out.exists() and out.read_bytes() == tmp.read_bytes():
+        tmp.unlink()
+        out.touch()  # up to date with its source (the bytes, and so the HTML build, unchanged)
+    else:
+        tmp.replace(out)
+
 
 def chapter_titles() -> dict[str, str]:
+    """Each chapter's title as the book's navigation shows it: the first heading of chapters/<id>.md
+    (for a theme without its chapter file yet, the theme's title from data/themes.yml)."""
     themes = yaml.safe_load((ROOT / "data" / "themes.yml").read_text(encoding="utf-8"))["themes"]
     titles = {t["chapter"]: t["title"] for t in themes}
-    titles.update({"methods": "Methods: hardware-cost models", "corpus": "How this review was made",
-                   "claims": "Do the numbers add up?", "synthesis": "Synthesis"})
+    for md in sorted((ROOT / "chapters").glob("*.md")):
+        for line in md.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                titles[md.stem] = line[2:].strip()
+                break
     return titles
 
 
@@ -71,19 +118,27 @@ def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
 
 
 def write_page(path: Path, figures_dir: Path | None = None) -> None:
-    """Write the gallery page (MyST markdown) for the figures in `figures_dir`."""
+    """Write the gallery page (MyST markdown) for the figures in `figures_dir`.
+
+    Talk versions are linked where ``<figures_dir>/talk/<id>-talk.png`` exists (the HTML build stages them).
+    """
     folder = figures_dir or STAGE / "figures"
     entries = registry(folder)
-    for e in entries:  # figures.save makes the thumbnails; make any that are missing
+    for e in entries:  # figures.save makes the sharing-card thumbnails; make any that are missing
         if not (folder / "thumbs" / f"{e['id']}.png").exists():
             thumbnail(folder / f"{e['id']}.png", folder / "thumbs" / f"{e['id']}.png")
+        src, img = folder / f"{e['id']}.png", folder / "gallery" / f"{e['id']}.webp"
+        if not img.exists() or img.stat().st_mtime < src.stat().st_mtime:
+            gallery_image(src, img)
     meta = publish.book_meta()
     titles = chapter_titles()
+    rank = {c: i for i, c in enumerate(chapter_order())}
     lines = ["# Figures", "",
-             "Every figure in the book, grouped by chapter, with its files and how to cite it. "
-             "The figures are regenerated on every build from the notebooks named below; "
-             "the talk versions (16:9, large type, with a footer naming the sources, the licence, the book's "
-             "address and the figure id) come from `make figures STYLE=talk`. "
+             "Every figure in the book, grouped by chapter in the book's order, with its files and how to cite "
+             "it. Select a figure to open it full size. The figures are regenerated on every build from the "
+             "notebooks named below. Each also comes in a talk version for slides (16:9, large type, with a "
+             "footer naming the sources, the licence, the book's address and the figure id), built with the "
+             "book (`make book`; `make figures STYLE=talk` renders them on their own). "
              f"Every figure is licensed under [{meta['licence']}]({meta['licence_url']}): reuse it, in a talk "
              "too, with the citation given under it.", ""]
     if not entries:
@@ -91,19 +146,25 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
     by_chapter: dict[str, list[dict[str, Any]]] = {}
     for e in entries:
         by_chapter.setdefault(e["chapter"], []).append(e)
-    for chapter in sorted(by_chapter, key=lambda c: titles.get(c, c)):
+    for chapter in sorted(by_chapter, key=lambda c: (rank.get(c, len(rank)), titles.get(c, c))):
         lines += [f"## {md_text(titles.get(chapter, chapter))}", ""]
         for e in by_chapter[chapter]:
             fid = e["id"]
             papers = ", ".join(f"{{cite:t}}`{k}`" for k in e["sources"]) or "none"
+            talk = folder / "talk"
+            talk_files = " · ".join(f"{{download}}`{ext.upper()} <../figures/talk/{fid}-talk.{ext}>`"
+                                    for ext in ("png", "svg", "pdf") if (talk / f"{fid}-talk.{ext}").exists())
             lines += [
                 f"(gallery-{fid})=", f"### {md_text(e['title'])}", "",
-                f"```{{image}} ../figures/thumbs/{fid}.png", f":alt: {_fence_safe(e['alt'])}", ":width: 360px",
-                ":loading: lazy", "```", "",
+                # the image links to the full-size PNG (a download link whose `download` attribute
+                # analysis/book/reader.py drops, so the browser opens it)
+                "```{container} gallery-figure", f"[![{md_text(e['alt'])}](../figures/gallery/{fid}.webp)]"
+                f"(../figures/{fid}.png)", "```", "",
                 md_text(e["caption"]), "",
                 f"**Id** `{fid}` · **Files** {{download}}`SVG <../figures/{fid}.svg>` · "
-                f"{{download}}`PNG <../figures/{fid}.png>` · {{download}}`PDF <../figures/{fid}.pdf>` · "
-                f"**Made by** {md_text(e['notebook'])}", "",
+                f"{{download}}`PNG <../figures/{fid}.png>` · {{download}}`PDF <../figures/{fid}.pdf>`"
+                + (f" · **Talk version** {talk_files}" if talk_files else "")
+                + f" · **Made by** {md_text(e['notebook'])}", "",
                 f"**Papers** {papers}"
                 + (f" · **Other sources** {md_text(e['source_note'])}" if e["source_note"] else ""), "",
                 f"**Licence** [{meta['licence']}]({meta['licence_url']}), attribution as in the citation below", "",

@@ -1,6 +1,8 @@
-"""Tables of papers for the book: the paper index and each chapter's paper table."""
+"""Tables of papers for the book: the paper index (the paper explorer) and each chapter's paper table."""
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 
@@ -33,9 +35,135 @@ def index_table() -> pd.DataFrame:
     return out.sort_values(["theme", "citekey"]).reset_index(drop=True)
 
 
+# The explorer's columns: (heading, data column of index_table, width, class). The citekey goes under
+# the title, linked to the bibliography entry (analysis/book/reader.py resolves #bibkey-<key>).
+EXPLORER_COLUMNS = [
+    ("title", "title", "27%", "col-title"),
+    ("year", "year", "4.5em", "col-year"),
+    ("theme", "theme", "14%", "col-theme"),
+    ("system", "system", "12%", "col-system"),
+    ("hardware", "hardware", "13%", "col-hardware"),
+    ("headline", "headline", "30%", "col-headline"),
+]
+# the filters above the table: (column heading, label, how a row matches: "equals" or "lists")
+EXPLORER_FILTERS = [("theme", "Theme", "equals"), ("year", "Year", "equals"), ("hardware", "Hardware", "lists")]
+# the columns a phone (at most 640 px wide) does not show
+EXPLORER_NARROW_HIDDEN = ["theme", "system", "hardware"]
+
+
+def explorer_table() -> pd.DataFrame:
+    """index_table() as the explorer shows it: the title cell also links the citekey to the bibliography."""
+    df = index_table()
+    key_links = [f'<a class="paper-key" href="../chapters/bibliography.html#bibkey-{html_text(k)}">{html_text(k)}</a>'
+                 for k in df["citekey"]]
+    out = df.assign(title=[f"{t}{k}" for t, k in zip(df["title"], key_links, strict=True)])
+    return out[[c for _, c, _, _ in EXPLORER_COLUMNS]].set_axis([h for h, _, _, _ in EXPLORER_COLUMNS], axis=1)
+
+
+def explorer_options() -> dict[str, object]:
+    """itables/DataTables options for the explorer: sorting by a click anywhere on a heading, column
+    widths that fit the page, and the filters (a <select> per filter, built by a draw callback)."""
+    import json
+
+    from itables import JavascriptFunction
+
+    names = [h for h, _, _, _ in EXPLORER_COLUMNS]
+    filters = [{"col": names.index(h), "label": label, "match": match} for h, label, match in EXPLORER_FILTERS]
+    hidden = [names.index(h) for h in EXPLORER_NARROW_HIDDEN]
+    setup = _EXPLORER_JS.replace("__FILTERS__", json.dumps(filters)).replace("__NARROW_HIDDEN__", json.dumps(hidden))
+    return {
+        "text_in_header_can_be_selected": False,  # else only the small arrow sorts
+        "autoWidth": False,
+        "columnDefs": [{"targets": i, "width": w, "className": c} for i, (_, _, w, c) in enumerate(EXPLORER_COLUMNS)],
+        "drawCallback": JavascriptFunction(setup),
+    }
+
+
+# Runs after every draw; builds the filters once. Each filter is a fixed search (DataTables 2)
+# comparing the row's raw cell (HTML-escaped text) with the chosen value, so entities and
+# regular-expression characters in the data need no escaping.
+_EXPLORER_JS = """function (settings) {
+  const api = this.api();
+  const root = api.table().container();
+  if (root.querySelector(".paper-explorer-filters")) return;
+  const text = (raw) => { const t = document.createElement("textarea"); t.innerHTML = raw; return t.value; };
+  const bar = document.createElement("div");
+  bar.className = "paper-explorer-filters";
+  bar.setAttribute("role", "group");
+  bar.setAttribute("aria-label", "Filter the papers");
+  __FILTERS__.forEach((f) => {
+    const values = new Set();
+    api.column(f.col).data().each((raw) => {
+      const cell = String(raw);
+      (f.match === "lists" ? cell.split(", ") : [cell]).forEach((v) => { if (v.trim()) values.add(v); });
+    });
+    const sorted = Array.from(values).sort((a, b) => f.label === "Year" ? b.localeCompare(a) :
+      text(a).localeCompare(text(b)));
+    const label = document.createElement("label");
+    const select = document.createElement("select");
+    select.dataset.column = String(f.col);
+    select.className = "paper-filter-" + f.label.toLowerCase();
+    label.append(f.label + " ", select);
+    select.add(new Option("all", ""));
+    sorted.forEach((v) => select.add(new Option(text(v), v)));
+    select.addEventListener("change", () => {
+      const want = select.value;
+      api.search.fixed("filter-" + f.col, want ? (s, row) => {
+        const cell = String(row[f.col]);
+        return f.match === "lists" ? cell.split(", ").includes(want) : cell === want;
+      } : null).draw();
+    });
+    bar.append(label);
+  });
+  const table = api.table().node();
+  const top = table.closest(".dt-container") || root;
+  const layoutRow = top.querySelector(".dt-layout-row");
+  top.insertBefore(bar, layoutRow ? layoutRow.nextSibling : top.firstChild);
+  // a phone shows title, year and headline (the search box and the filters still read the rest)
+  const narrow = window.matchMedia("(max-width: 640px)");
+  const fit = () => api.columns(__NARROW_HIDDEN__).visible(!narrow.matches);
+  narrow.addEventListener("change", fit);
+  fit();
+}"""
+
+
 def _cell(text: object) -> str:
     """Data text as a literal MyST table cell (see analysis.markup)."""
     return md_text("" if text is None or (isinstance(text, float) and pd.isna(text)) else text)
+
+
+_HAND_CHECK = re.compile(r"^(?P<verdict>.+) \((?P<id>[^()]*)\)$")
+
+
+def audit_summary(verdicts: str) -> str | None:
+    """A paper's audit verdicts counted, "2 consistent, 1 inconsistent", from the text of
+    ``audit.verdicts_by_citekey`` ("consistent (id); inconsistent (id); rules: 1 consistent");
+    None if the text is not in that form. Verdicts in the order they first appear."""
+    counts: dict[str, int] = {}
+    for part in (p.strip() for p in verdicts.split(";")):
+        if part.startswith("rules:"):
+            for item in part.removeprefix("rules:").split(","):
+                n, _, verdict = item.strip().partition(" ")
+                if not n.isdigit() or not verdict:
+                    return None
+                counts[verdict] = counts.get(verdict, 0) + int(n)
+        elif m := _HAND_CHECK.match(part):
+            counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
+        else:
+            return None
+    if not counts:
+        return None
+    return ", ".join(f"{n} {v}" for v, n in counts.items())
+
+
+def _audit_cell(verdicts: str | None) -> str:
+    """The audit column: the verdicts counted, linked to the claims audit (where each check is listed)."""
+    if not verdicts:
+        return "—"
+    summary = audit_summary(verdicts)
+    if summary is None:
+        return _cell(verdicts)
+    return f"{{doc}}`{summary} </notebooks/claims-audit>`"
 
 
 def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_secondary: bool = True) -> str:
@@ -56,6 +184,6 @@ def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_seconda
         lines.append(
             f"| {{cite:t}}`{r['citekey']}`{mark} | {year} | {_cell(r['system_name'])} | "
             f"{_cell(hardware)} | {_cell(r['headline'])} | "
-            f"{_cell(verdicts.get(r['citekey'], '—'))} |"
+            f"{_audit_cell(verdicts.get(r['citekey']))} |"
         )
     return "\n".join(lines) + "\n"
