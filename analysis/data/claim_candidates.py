@@ -15,9 +15,9 @@ rejects it before `make accept` takes it into data/claims.csv.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import replace
 
-from analysis.data.claims import MAX_EVIDENCE_WORDS, METRICS, QUALIFIERS, UNITS
+from analysis.data.claims import MAX_EVIDENCE_WORDS, METRICS, QUALIFIERS, UNITS, Claim
 
 NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 VALUE = rf"(?P<a>{NUM})(?:[×xX%]?\s*(?:-|–|to|~)\s*(?P<b>{NUM}))?"
@@ -95,18 +95,6 @@ _CONTEXT_METRIC = [  # (words near a % or × value, metric)
 ]
 
 
-@dataclass(frozen=True)
-class Candidate:
-    metric: str
-    value: float | None
-    low: float | None
-    high: float | None
-    unit: str
-    qualifier: str
-    evidence: str
-    start: int  # character offset of the match in the text
-
-
 def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
@@ -170,8 +158,11 @@ def _evidence(text: str, start: int, end: int) -> str:
     return text[spans[lo][0]:spans[hi][1]]
 
 
-def extract(text: str) -> list[Candidate]:
-    """Candidate claims of one normalised abstract, in text order; overlapping matches keep the first."""
+def extract(text: str) -> list[Claim]:
+    """Candidate claims of one normalised abstract, in text order; overlapping matches keep the first.
+
+    Each is a :class:`~analysis.data.claims.Claim` without id and paper (see :func:`claim_rows`) whose
+    baseline, hardware, precision and workload a person fills in on review."""
     found: list[tuple[int, int, str, str, float | None, float | None, float | None]] = []
     for m in _NUMBER.finditer(text):
         for rx, unit, metric in _UNITS:  # one pass over the numbers; the first unit that follows wins
@@ -191,36 +182,23 @@ def extract(text: str) -> list[Candidate]:
     for m in _X_BEFORE.finditer(text):
         found.append((m.start(), m.end(), "x", "speedup", _num(m.group("a")), None, None))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
-    out: list[Candidate] = []
+    out: list[Claim] = []
     taken_until = -1
     for start, end, unit, metric, value, low, high in found:
         if start < taken_until:
             continue
         taken_until = end
-        out.append(Candidate(
-            metric=_metric(unit, metric, text[max(0, start - 50):start], text[end:end + 30]),
-            value=value, low=low, high=high, unit=unit,
-            qualifier=_qualifier(text[:start]), evidence=_evidence(text, start, end), start=start,
+        metric = _metric(unit, metric, text[max(0, start - 50):start], text[end:end + 30])
+        out.append(Claim(
+            claim_id="", citekey="", metric=metric, value=value, low=low, high=high, unit=unit,
+            qualifier=_qualifier(text[:start]), baseline="", hardware="", precision="", workload="",
+            evidence=_evidence(text, start, end), tier="headline" if metric in ("speedup", "reduction") else "setup",
+            notes="candidate found by make corpus: check metric, qualifier, baseline and workload",
         ))
     assert all(c.unit in UNITS and c.metric in METRICS and c.qualifier in QUALIFIERS for c in out)
     return out
 
 
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return ""
-    return str(int(x)) if float(x).is_integer() else repr(x)
-
-
 def claim_rows(citekey: str, text: str) -> list[dict[str, str]]:
     """The candidates of one paper as rows of data/claims.csv (ids <citekey>-1, -2, ...)."""
-    rows = []
-    for n, c in enumerate(extract(text), 1):
-        rows.append({
-            "claim_id": f"{citekey}-{n}", "citekey": citekey, "metric": c.metric, "value": _fmt(c.value),
-            "low": _fmt(c.low), "high": _fmt(c.high), "unit": c.unit, "qualifier": c.qualifier,
-            "baseline": "", "hardware": "", "precision": "", "workload": "", "evidence": c.evidence,
-            "tier": "headline" if c.metric in ("speedup", "reduction") else "setup",
-            "notes": "candidate found by make corpus: check metric, qualifier, baseline and workload",
-        })
-    return rows
+    return [replace(c, claim_id=f"{citekey}-{n}", citekey=citekey).row() for n, c in enumerate(extract(text), 1)]

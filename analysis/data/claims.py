@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Self
 
 import pandas as pd
 import pandera.pandas as pa
@@ -43,6 +47,89 @@ SCHEMA = pa.DataFrameSchema(
     },
     strict=True,
 )
+
+
+def _text(v: object) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _num(v: object) -> float | None:
+    if v is None or isinstance(v, str):
+        return None
+    f = float(v)  # type: ignore[arg-type]
+    return None if math.isnan(f) else f
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of data/claims.csv, typed (empty strings for missing text, None for missing numbers).
+
+    The one record type of a claim: the audit reads the ledger as these (analysis.audit.rules.base
+    adds the tolerance of a printed figure), and `make corpus` proposes its candidates as these.
+    """
+
+    claim_id: str
+    citekey: str
+    metric: str
+    value: float | None
+    low: float | None
+    high: float | None
+    unit: str
+    qualifier: str
+    baseline: str
+    hardware: str
+    precision: str
+    workload: str
+    evidence: str
+    tier: str
+    notes: str
+
+    @classmethod
+    def from_row(cls, r: Mapping[Any, Any]) -> Self:
+        return cls(_text(r["claim_id"]), _text(r["citekey"]), _text(r["metric"]), _num(r["value"]),
+                   _num(r["low"]), _num(r["high"]), _text(r["unit"]), _text(r["qualifier"]), _text(r["baseline"]),
+                   _text(r["hardware"]), _text(r["precision"]), _text(r["workload"]), _text(r["evidence"]),
+                   _text(r["tier"]), _text(r["notes"]))
+
+    @property
+    def single(self) -> bool:
+        return self.value is not None
+
+    @property
+    def upper(self) -> float:
+        """The value, or the top of a range."""
+        if self.value is not None:
+            return self.value
+        assert self.high is not None
+        return self.high
+
+    @property
+    def lower(self) -> float:
+        if self.value is not None:
+            return self.value
+        assert self.low is not None
+        return self.low
+
+    @property
+    def shown(self) -> str:
+        """The value as the ledger holds it, with its unit."""
+        v = f"{self.value:g}" if self.value is not None else f"{self.low:g}-{self.high:g}"
+        return f"{v} {self.unit}".strip()
+
+    def words(self) -> str:
+        """Workload and evidence, lower case: where a rule looks for words such as 'end-to-end'."""
+        return f"{self.workload} {self.evidence}".lower()
+
+    def row(self) -> dict[str, str]:
+        """The claim as a row of data/claims.csv (numbers written as the ledger writes them)."""
+        def fmt(x: float | None) -> str:
+            return "" if x is None else str(int(x)) if float(x).is_integer() else repr(x)
+
+        return {"claim_id": self.claim_id, "citekey": self.citekey, "metric": self.metric, "value": fmt(self.value),
+                "low": fmt(self.low), "high": fmt(self.high), "unit": self.unit, "qualifier": self.qualifier,
+                "baseline": self.baseline, "hardware": self.hardware, "precision": self.precision,
+                "workload": self.workload, "evidence": self.evidence, "tier": self.tier, "notes": self.notes}
+
 
 
 def _words(text: str) -> list[str]:

@@ -23,11 +23,9 @@ pointing at the same check when the ledger grows.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 
@@ -43,79 +41,15 @@ from analysis.audit.registry import (
     rounding_tolerance,
     significant_tolerance,
 )
-from analysis.data import hardware
+from analysis.data import claims, hardware
 from analysis.data.paths import DataError
 
 NOT_CHECKABLE = "not checkable"
 EXACT_UNITS = {"GPUs", "nodes", "count", "bits"}  # counted, not measured: a whole number is exact
 
 
-def _text(v: object) -> str:
-    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
-
-
-def _num(v: object) -> float | None:
-    if v is None or isinstance(v, str):
-        return None
-    f = float(v)  # type: ignore[arg-type]
-    return None if math.isnan(f) else f
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One row of data/claims.csv, typed (empty strings for missing text, None for missing numbers)."""
-
-    claim_id: str
-    citekey: str
-    metric: str
-    value: float | None
-    low: float | None
-    high: float | None
-    unit: str
-    qualifier: str
-    baseline: str
-    hardware: str
-    precision: str
-    workload: str
-    evidence: str
-    tier: str
-    notes: str
-
-    @classmethod
-    def from_row(cls, r: Mapping[Any, Any]) -> Claim:
-        return cls(_text(r["claim_id"]), _text(r["citekey"]), _text(r["metric"]), _num(r["value"]),
-                   _num(r["low"]), _num(r["high"]), _text(r["unit"]), _text(r["qualifier"]), _text(r["baseline"]),
-                   _text(r["hardware"]), _text(r["precision"]), _text(r["workload"]), _text(r["evidence"]),
-                   _text(r["tier"]), _text(r["notes"]))
-
-    @property
-    def single(self) -> bool:
-        return self.value is not None
-
-    @property
-    def upper(self) -> float:
-        """The value, or the top of a range."""
-        if self.value is not None:
-            return self.value
-        assert self.high is not None
-        return self.high
-
-    @property
-    def lower(self) -> float:
-        if self.value is not None:
-            return self.value
-        assert self.low is not None
-        return self.low
-
-    @property
-    def shown(self) -> str:
-        """The value as the ledger holds it, with its unit."""
-        v = f"{self.value:g}" if self.value is not None else f"{self.low:g}-{self.high:g}"
-        return f"{v} {self.unit}".strip()
-
-    def words(self) -> str:
-        """Workload and evidence, lower case: where a rule looks for words such as 'end-to-end'."""
-        return f"{self.workload} {self.evidence}".lower()
+class Claim(claims.Claim):
+    """A ledger row (:class:`analysis.data.claims.Claim`) with the audit's tolerance."""
 
     def tolerance(self, value: float | None = None) -> float:
         """Relative half-unit of the printed figure; trailing zeros are not significant for an
