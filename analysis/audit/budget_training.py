@@ -140,7 +140,8 @@ def _curie(c: Claims) -> Result:
                              f"{need_3090:.0%})",
                   inputs=src,
                   explanation="6ND is an upper bound here: with LoRA (1.2% of parameters trained) the backward "
-                              "pass skips most weight gradients.")
+                              "pass skips most weight gradients.",
+                  details={"curie_min_mfu_pct": (100 * need, "min_mfu_rtx4090_pct", "%")})
 
 
 @check("hift-7b-a6000", "liu2024hift", ["liu2024hift-1", "liu2024hift-2", "liu2024hift-3", "liu2024hift-4"],
@@ -158,8 +159,10 @@ def _hift(c: Claims) -> Result:
                   assumption="the >60% saving applies to the full footprint and activations stay small "
                              f"(at most {gb - after:.1f} GB)" if ok else "",
                   inputs=src, relation="≥",
-                  explanation="FP32 weights, gradients and Adam moments need 16 bytes per parameter (112 GB); a "
-                              "60% cut leaves 44.8 GB, just under 48 GB.")
+                  explanation=f"FP32 weights, gradients and Adam moments need {bpp:g} bytes per parameter "
+                              f"({full:g} GB); a {saving:.0%} cut leaves {after:.1f} GB, "
+                              f"{'just under' if ok else 'over'} {gb:g} GB.",
+                  details={"hift_full_gb": (full, "full_adamw_states_7b", "GB")})
 
 
 @check("fusemix-gpu-days", "vouitsis2023data", ["vouitsis2023data-1"], "gpu_time",

@@ -88,7 +88,9 @@ def _pixart_cost_ratio(c: Claims) -> Result:
                   f"{ours_h:,.0f} x {sd_rate:.3f} = {recomputed:,.0f}",
                   explanation=f"The dollar figures imply ${ours_usd / ours_h:.2f} per A100-hour for PixArt-α and "
                               f"${sd_rate:.2f} for Stable Diffusion: the cost ratio "
-                              f"({ours_usd / sd_usd:.1%}) is not the GPU-time ratio ({ours_h / sd_h:.1%}).")
+                              f"({ours_usd / sd_usd:.1%}) is not the GPU-time ratio ({ours_h / sd_h:.1%}).",
+                  details={"rate_pixart": (ours_usd / ours_h, "implied_usd_per_gpu_hour:pixart", "USD/GPU-hour"),
+                           "rate_sd": (sd_rate, "implied_usd_per_gpu_hour:sd", "USD/GPU-hour")})
 
 
 @check("pixart-cost-rate", "chen2023pixart", ["chen2023pixart-3", "chen2023pixart-6"], "cost_rate",

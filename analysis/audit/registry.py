@@ -91,6 +91,9 @@ class Result:
     explanation: str = ""
     relation: str = "≈"  # how `reported` must relate to `recomputed` (see the module docstring)
     condition: str = ""  # the kind of assumption (one of CONDITIONS) a 'plausible' verdict rests on
+    # intermediate values the check computed that the book quotes: glue name -> (value, quantity, unit);
+    # the claims-audit notebook glues them, so a chapter's number is the check's own, never recomputed
+    details: dict[str, tuple[float, str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,12 @@ def _row(check_id: str, citekey: str, claim_ids: tuple[str, ...], kind: str, rul
     }
 
 
-def _handwritten(c: Claims) -> list[dict[str, object]]:
-    rows = []
+DETAILS = ["check_id", "citekey", "name", "value", "quantity", "unit"]
+
+
+def _handwritten(c: Claims) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The rows of the hand-written checks, and the intermediate values they report (Result.details)."""
+    rows, details = [], []
     for chk in REGISTRY.values():
         try:
             r = chk.fn(c)
@@ -64,7 +68,9 @@ def _handwritten(c: Claims) -> list[dict[str, object]]:
         if r.relation not in RELATIONS:
             raise ValueError(f"check {chk.check_id}: unknown relation {r.relation!r}")
         rows.append(_row(chk.check_id, chk.citekey, chk.claim_ids, chk.kind, "", chk.description, r))
-    return rows
+        details += [{"check_id": chk.check_id, "citekey": chk.citekey, "name": name, "value": float(value),
+                     "quantity": quantity, "unit": unit} for name, (value, quantity, unit) in r.details.items()]
+    return rows, details
 
 
 @dataclass
@@ -72,12 +78,13 @@ class Audit:
     results: pd.DataFrame  # every check, overridden ones included (column 'overridden')
     runs: list[rules.RuleRun]
     overrides: pd.DataFrame
+    details: pd.DataFrame  # intermediate values of the hand-written checks (columns DETAILS)
 
 
 def audit() -> Audit:
     """Run the hand-written checks and the rules, and apply the overrides."""
     ledger = claims_data.load()
-    rows = _handwritten(Claims(ledger))
+    rows, details = _handwritten(Claims(ledger))
     runs = rules.generate(ledger, REGISTRY)
     for run in runs:
         rows += [_row(g.check_id, g.citekey, g.claim_ids, g.kind, g.rule, g.description, g.result)
@@ -86,7 +93,7 @@ def audit() -> Audit:
     ov = overrides.load()
     overrides.check_against(ov, {g.check_id for run in runs for g in run.generated})
     df["overridden"] = df["check_id"].isin(set(ov["check_id"]))
-    return Audit(_in_book_order(df), runs, ov)
+    return Audit(_in_book_order(df), runs, ov, pd.DataFrame(details, columns=DETAILS))
 
 
 def run_all() -> pd.DataFrame:

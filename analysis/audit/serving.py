@@ -44,13 +44,16 @@ def _locret(c: Claims) -> Result:
     per_token = models.kv_cache_bytes(int(layers), int(kv_heads), int(head_dim), 1) / compression
     capacity_k = (gb - w) * 1e9 / per_token / 1024
     verdict = "consistent" if fits >= 1 else "implausible"
+    full_gb, compressed_gb = w + kv_full / 1e9, w + kv_full / compression / 1e9
     return Result(c.value("huang2024locret-4"), capacity_k, "K tokens", 0.0, verdict,
                   f"weights 8e9 x 2 = {w:g} GB; KV at {tokens:,} tokens = {kv_full / 1e9:.2f} GB "
                   f"({w + kv_full / 1e9:.1f} GB in all, > {gb:g}); / {compression:g} = "
                   f"{kv_full / compression / 1e9:.2f} GB -> fits; capacity {capacity_k:.0f}K tokens",
                   inputs=f"{src}; {s1}; {s2}; {s3}", relation="≤",
-                  explanation="Uncompressed, weights and cache need 33 GB; with the stated 8x compression "
-                              "they need 18 GB.")
+                  explanation=f"Uncompressed, weights and cache need {full_gb:.0f} GB; with the stated "
+                              f"{compression:g}x compression they need {compressed_gb:.0f} GB.",
+                  details={"locret_full_gb": (full_gb, "memory_full_kv", "GB"),
+                           "locret_compressed_gb": (compressed_gb, "memory_compressed_kv", "GB")})
 
 
 @check("fiddler-mixtral-size", "kamahori2024fiddler", ["kamahori2024fiddler-1", "kamahori2024fiddler-4"], "memory",

@@ -150,12 +150,15 @@ def _zero_800(c: Claims) -> Result:
     needed = models.gpus_to_hold(total_gb, gb)
     reported = c.value("rajbhandari2021zeroinfinity-5")
     ok = reported >= needed
+    per_param = reported * gb / params * 1e9
     return Result(reported, float(needed), "GPUs", 0.0, PLAUSIBLE if ok else "implausible",
-                  f"1e12 x {bpp:g} bytes = {total_gb:,.0f} GB; / {gb:g} GB -> {needed} GPUs; 800 x {gb:g} GB = "
-                  f"{reported * gb / params * 1e9:.1f} bytes per parameter", inputs=src, relation="≥",
-                  assumption="about 10 bytes per parameter beyond the 16 of mixed-precision Adam states go to "
-                             "activations, buffers and fragmentation" if ok else "",
-                  explanation="Model states alone (16 bytes per parameter) fill 500 V100 32 GB.")
+                  f"1e12 x {bpp:g} bytes = {total_gb:,.0f} GB; / {gb:g} GB -> {needed} GPUs; "
+                  f"{reported:g} x {gb:g} GB = {per_param:.1f} bytes per parameter", inputs=src, relation="≥",
+                  assumption=f"about {per_param - bpp:.0f} bytes per parameter beyond the {bpp:g} of mixed-precision "
+                             "Adam states go to activations, buffers and fragmentation" if ok else "",
+                  explanation=f"Model states alone ({bpp:g} bytes per parameter) fill {needed} V100 {gb:g} GB.",
+                  details={"zi_extra_bytes_per_param": (per_param - bpp, "bytes_per_param_beyond_adam_states_800_v100",
+                                                        "bytes/param")})
 
 
 @check("zero-infinity-dgx2", "rajbhandari2021zeroinfinity",

@@ -103,17 +103,10 @@ def cite_bibtex(entry: dict[str, Any], meta: dict[str, Any]) -> str:
     """The same citation as a BibTeX entry (LaTeX specials escaped, safe inside a code fence)."""
     bib = publish.bib_text
     fid = entry["id"]
-    lines = [
-        f"@misc{{fig{fid.replace('-', '')},",
-        f"  author = {{{{{bib(meta['authors'])}}}}},",
-        f"  title = {{{{Figure {fid}: {bib(entry['title'])}}}}},",
-        f"  howpublished = {{Figure {fid} in: {bib(meta['title'])}, version {bib(meta['version'])}}},",
-        f"  year = {{{meta['year']}}},",
-        f"  version = {{{bib(meta['version'])}}},",
-    ]
-    if meta["url"]:
-        lines.append(f"  url = {{{permalink(entry, meta)}}},")
-    lines += [f"  note = {{{publish.bib_note(_sentence(entry['caption']), meta)}}},", "}"]
+    lines = publish.bibtex_misc(
+        f"fig{fid.replace('-', '')}", title=f"Figure {fid}: {bib(entry['title'])}", meta=meta,
+        howpublished=f"Figure {fid} in: {bib(meta['title'])}, version {bib(meta['version'])}",
+        url=permalink(entry, meta) if meta["url"] else "", note=publish.bib_note(_sentence(entry["caption"]), meta))
     return "\n".join(("  " if line.startswith("  ") else "") + _fence_safe(line) for line in lines)
 
 

@@ -184,19 +184,26 @@ def cite_book_text(meta: dict[str, str]) -> str:
             f"Licence: {meta['licence']}.")
 
 
-def cite_book_bibtex(meta: dict[str, str]) -> str:
+def bibtex_misc(key: str, *, title: str, howpublished: str, url: str, note: str, meta: dict[str, str]) -> list[str]:
+    """The lines of a BibTeX @misc entry for the book or one of its figures. Authors and title are
+    double-braced (kept as written); `title` and `howpublished` must already be escaped (bib_text)."""
     lines = [
-        f"@misc{{mlhardwarereview{meta['year']},",
+        f"@misc{{{key},",
         f"  author = {{{{{bib_text(meta['authors'])}}}}},",
-        f"  title = {{{{{bib_text(meta['title'])}}}}},",
+        f"  title = {{{{{title}}}}},",
+        f"  howpublished = {{{howpublished}}},",
         f"  year = {{{meta['year']}}},",
         f"  version = {{{bib_text(meta['version'])}}},",
-        f"  howpublished = {{Executable book, version {bib_text(meta['version'])}}},",
     ]
-    if meta["url"]:
-        lines.append(f"  url = {{{meta['url']}}},")
-    lines += [f"  note = {{{bib_note('', meta)}}},", "}"]
-    return "\n".join(lines)
+    if url:
+        lines.append(f"  url = {{{url}}},")
+    return lines + [f"  note = {{{note}}},", "}"]
+
+
+def cite_book_bibtex(meta: dict[str, str]) -> str:
+    return "\n".join(bibtex_misc(
+        f"mlhardwarereview{meta['year']}", title=bib_text(meta["title"]), meta=meta, url=meta["url"],
+        howpublished=f"Executable book, version {bib_text(meta['version'])}", note=bib_note("", meta)))
 
 
 def bib_note(text: str, meta: dict[str, str]) -> str:

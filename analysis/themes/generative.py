@@ -92,11 +92,6 @@ def normalised_gpu_hours(gpu_hours: float, peak_tflops_from: float, peak_tflops_
     return gpu_hours * peak_ratio(peak_tflops_from, peak_tflops_to)
 
 
-def implied_usd_per_gpu_hour(cost_usd: float, gpu_hours: float) -> float:
-    """The price per GPU-hour that a stated dollar cost implies for a stated budget."""
-    models.require_positive(cost_usd=cost_usd, gpu_hours=gpu_hours)
-    return cost_usd / gpu_hours
-
 
 # --- sampling --------------------------------------------------------------------------------
 

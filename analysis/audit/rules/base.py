@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -268,7 +269,7 @@ def not_checkable(reason: str, unit: str = "", reported: float | None = None) ->
 
 
 def plausible(reported: float | None, recomputed: float | None, unit: str, tol: float, formula: str, condition: str,
-              assumption: str, **kw: str) -> Result:
+              assumption: str, **kw: Any) -> Result:
     return Result(reported, recomputed, unit, tol, PLAUSIBLE, formula, assumption=assumption, condition=condition,
                   **kw)
 
