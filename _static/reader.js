@@ -12,9 +12,45 @@
  * 3. Figures that open full size: a figure image in an article links to the image file, so a
  *    multi-panel figure too small to read on a phone opens full size with a tap.
  * 4. Wide tables: a table that scrolls sideways gives its prose columns a readable width.
+ * 5. Tables whose rows load after the page (analysis/book/lazy.py): each chunk file calls
+ *    lazyRows.put(name, k, rows); DataTables' ajax option calls lazyRows.load, which adds the chunk
+ *    files as script elements (allowed under file://, unlike fetch) and hands DataTables all rows,
+ *    in order, once every chunk has arrived. A chunk that fails to load is named above the table.
  */
 (function () {
   "use strict";
+
+  const chunksOf = {};
+  window.lazyRows = {
+    put(name, k, rows) {
+      (chunksOf[name] = chunksOf[name] || [])[k] = rows;
+    },
+    load(name, chunks, base, callback, settings) {
+      let left = chunks;
+      const failed = [];
+      const done = () => {
+        left -= 1;
+        if (left > 0) return;
+        const parts = chunksOf[name] || [];
+        callback({ data: [].concat(...parts.filter(Boolean)) });
+        if (failed.length && settings && settings.nTable) {
+          const note = document.createElement("p");
+          note.className = "lazy-rows-error";
+          note.setAttribute("role", "alert");
+          note.textContent = "Some rows of this table could not be loaded: " + failed.join(", ");
+          const box = settings.nTable.closest(".dt-container") || settings.nTable;
+          box.parentNode.insertBefore(note, box);
+        }
+      };
+      for (let k = 0; k < chunks; k += 1) {
+        const script = document.createElement("script");
+        script.src = base + name + "-" + k + ".js";
+        script.onload = done;
+        script.onerror = () => { failed.push(script.src); done(); };
+        document.head.append(script);
+      }
+    },
+  };
 
   // (a `const` of documentation_options.js, not a property of window)
   if (window.location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") {

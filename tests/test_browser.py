@@ -199,7 +199,7 @@ def _start(tab: Tab, rel: str) -> PageReport:
         if raw:
             tab.problems.append(f"{raw} math element(s) not rendered by MathJax")
     if page.locator("table.itables, table[id^=itables]").count():
-        page.wait_for_selector("table.dataTable tbody tr", timeout=20_000)
+        page.wait_for_selector("table.dataTable tbody tr td:not(.dt-empty)", timeout=20_000)  # rows load lazily
     rep.overflow = page.evaluate(OVERFLOW_JS)
     page.set_viewport_size(DESKTOP)
     rep.citation_names = page.evaluate(CITATION_NAMES_JS)
@@ -380,6 +380,10 @@ def test_navigation_opens_on_a_phone_and_toggles_on_a_desktop(browser, server: s
     tab.close()
 
 
+# the explorer's rows load after the page (analysis/book/lazy.py); until then its one row says "Loading"
+LOADED_ROWS = "#itables_paper_index tbody tr td:not(.dt-empty)"
+
+
 def _rows(page: Any, col: int) -> list[str]:
     return [t.strip() for t in page.locator(f"#itables_paper_index tbody tr td:nth-child({col})").all_inner_texts()]
 
@@ -387,7 +391,7 @@ def _rows(page: Any, col: int) -> list[str]:
 def test_paper_explorer_sorts_filters_and_links(browser, server: str):
     tab = Tab(browser, server)
     page = tab.open("notebooks/paper-index.html")
-    page.wait_for_selector("#itables_paper_index tbody tr")
+    page.wait_for_selector(LOADED_ROWS)
     heads = page.locator("#itables_paper_index thead th").all_inner_texts()
     assert [h.strip() for h in heads] == ["title", "year", "theme", "system", "hardware", "headline"]
     total = page.evaluate("document.querySelector('#itables_paper_index_wrapper .dt-info').textContent")
@@ -442,7 +446,7 @@ def test_paper_explorer_fits_and_is_dark_in_dark_mode(browser, server: str):
     page = tab.open("notebooks/paper-index.html")
     page.evaluate("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark')")
     page.reload(wait_until="load")
-    page.wait_for_selector("#itables_paper_index tbody tr")
+    page.wait_for_selector(LOADED_ROWS)
     fit = page.evaluate("""() => {
       const t = document.getElementById("itables_paper_index"), a = document.querySelector("article");
       return [t.getBoundingClientRect().right, a.getBoundingClientRect().right];
@@ -575,7 +579,7 @@ def test_screenshots(browser, server: str):
         for rel, stem in SCREENS:
             page = tab.open(rel + ("?q=FlashAttention" if rel == "search.html" else ""))
             if "paper-index" in rel:
-                page.wait_for_selector("#itables_paper_index tbody tr")
+                page.wait_for_selector(LOADED_ROWS)
             page.wait_for_load_state("networkidle")
             path = SHOTS / f"{stem}-{name}.png"
             page.screenshot(path=str(path), full_page=False)

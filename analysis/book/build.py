@@ -75,6 +75,7 @@ def stage() -> None:
         if src.exists():
             _sync(src, STAGE / name)
     _mathjax()
+    (STAGE / "outputs" / "lazy").mkdir(parents=True, exist_ok=True)  # html_extra_path (analysis/book/lazy.py)
     _talk_figures()
     from analysis.book import facts, gallery
 

@@ -85,7 +85,8 @@ def explorer_options() -> dict[str, object]:
 _EXPLORER_JS = """function (settings) {
   const api = this.api();
   const root = api.table().container();
-  if (root.querySelector(".paper-explorer-filters")) return;
+  // built once, when the rows are in (they load after the page: analysis/book/lazy.py)
+  if (root.querySelector(".paper-explorer-filters") || !api.data().any()) return;
   const text = (raw) => { const t = document.createElement("textarea"); t.innerHTML = raw; return t.value; };
   const bar = document.createElement("div");
   bar.className = "paper-explorer-filters";
