@@ -167,7 +167,10 @@ def build(project: Path, seeds: Path) -> dict[str, object]:
              for name, rel in PAGES.items() if (html / rel).exists()}
     sizes["search index (searchindex.js)"] = {"html_kib": (html / "searchindex.js").stat().st_size / 1024,
                                               "with_assets_kib": (html / "searchindex.js").stat().st_size / 1024}
-    return {"build_s": seconds, "notebook_s": notebooks, "pages": sizes,
+    lazy_files = sorted((html / "tables").glob("*.js")) if (html / "tables").is_dir() else []
+    lazy_rows = {"files": len(lazy_files), "largest_kib": max((f.stat().st_size for f in lazy_files), default=0) / 1024,
+                 "total_kib": sum(f.stat().st_size for f in lazy_files) / 1024}
+    return {"build_s": seconds, "notebook_s": notebooks, "pages": sizes, "lazy_rows": lazy_rows,
             "heaviest_page": {"page": heaviest, "kib": weights[heaviest] / 1024},
             "pages_over_3mb": sorted(p for p, b in weights.items() if b >= 3 * 2**20)}
 
@@ -203,9 +206,19 @@ def main() -> int:
     scaled = report["scaled"]
     print(f"{args.factor}x cold build: {scaled['build_s']:.0f} s")  # type: ignore[index]
     if "baseline" in report:
-        print(f"ratio: {scaled['build_s'] / report['baseline']['build_s']:.2f} (target <= 3)")  # type: ignore[index]
+        base = report["baseline"]
+        print(f"ratio: {scaled['build_s'] / base['build_s']:.2f} (target <= 3)")  # type: ignore[index]
+        growth = {n: (s, s / base["notebook_s"][n]) for n, s in scaled["notebook_s"].items()  # type: ignore[index]
+                  if base["notebook_s"].get(n)}  # type: ignore[index]
+        report["notebook_growth"] = growth
+        top = sorted(growth.items(), key=lambda x: -x[1][1])[:8]
+        print("notebooks that grew most (time at Nx, ratio to 1x):",
+              ", ".join(f"{n} {s:.0f} s x{r:.1f}" for n, (s, r) in top))
+        for name, s in base["pages"].items():  # type: ignore[index]
+            print(f"1x {name:29} {s['html_kib']:8.0f} KiB html, {s['with_assets_kib']:8.0f} KiB with what it loads")
     for name, s in scaled["pages"].items():  # type: ignore[index]
         print(f"{name:32} {s['html_kib']:8.0f} KiB html, {s['with_assets_kib']:8.0f} KiB with what it loads")
+    print(f"rows the explorer and ledger load after the page: {scaled['lazy_rows']}")  # type: ignore[index]
     print(f"heaviest page: {scaled['heaviest_page']}; over 3 MB: {scaled['pages_over_3mb']}")  # type: ignore[index]
     print(f"memory peak of the largest process: {report['peak_rss_mib_largest_process']:.0f} MiB")
     slow = sorted(scaled["notebook_s"].items(), key=lambda x: -x[1])[:8]  # type: ignore[index]

@@ -127,3 +127,25 @@ def test_page_weight_under_3_mb():
     (ROOT / "_build" / "page-weight.txt").write_text(report + "\n")
     name, largest = weights[0]
     assert largest < 3 * 1024 * 1024, f"{name} weighs {largest / 2**20:.1f} MiB"
+
+
+def test_every_paper_has_its_bibliography_anchor_and_the_explorer_links_to_it():
+    """The explorer's rows load after the page (analysis/book/lazy.py), so Sphinx never sees their links:
+    each must name an anchor `bibkey-<citekey>` that the bibliography page has (analysis/book/reader.py)."""
+    import json
+
+    from analysis.data import papers
+
+    if not (HTML / "chapters" / "bibliography.html").exists():
+        pytest.skip("the book has not been built: run `make book`")
+    bib = (HTML / "chapters" / "bibliography.html").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'id="(bibkey-[^"]+)"', bib))
+    keys = set(papers.load()["citekey"])
+    assert {f"bibkey-{k}" for k in keys} <= anchors, sorted({f"bibkey-{k}" for k in keys} - anchors)[:5]
+    rows = []
+    for chunk in sorted((HTML / "tables").glob("paper-index-*.js")):
+        text = chunk.read_text(encoding="ascii")
+        rows += json.loads(text[text.index(",[") + 1:text.rindex(");")])
+    assert len(rows) == len(keys)
+    linked = {m for r in rows for m in re.findall(r'href="\.\./chapters/bibliography\.html#(bibkey-[^"]+)"', r[0])}
+    assert linked == {f"bibkey-{k}" for k in keys}

@@ -70,6 +70,10 @@ def options(name: str, chunks: int, site_root: str = "../") -> dict[str, Any]:
             f"function (data, callback, settings) {{ window.lazyRows.load({json.dumps(name)}, {int(chunks)}, "
             f"{json.dumps(site_root + 'tables/')}, callback, settings); }}"),
         "deferRender": True,
+        # the full layout (itables drops search, paging and info for a frame that fits one page, which the
+        # empty frame handed to it always does); the extra, empty position makes it differ from the default
+        "layout": {"topStart": "pageLength", "topEnd": "search", "bottomStart": "info", "bottomEnd": "paging",
+                   "bottom": None},
         "language": {"loadingRecords": "Loading the rows…", "emptyTable": "No rows."},
     }
 

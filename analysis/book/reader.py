@@ -16,10 +16,10 @@
 - **Figures that open full size.** An image inside a download link (the gallery's, which links each
   figure to its full-size PNG) loses the link's ``download`` attribute, so a tap opens the image
   rather than saving it; every image in a page's body is loaded lazily.
-- **Bibliography links by citekey.** Generated HTML (the paper explorer's table) links to
-  ``…/bibliography.html#bibkey-<citekey>``; the fragment is replaced here by the anchor that
-  sphinxcontrib-bibtex gave that entry. An unknown citekey is a warning (an error in the strict
-  build).
+- **Bibliography anchors by citekey.** Each entry on a bibliography page also carries the anchor
+  ``bibkey-<citekey>``, so generated HTML (the paper explorer's rows, which load after the page and
+  are never seen by Sphinx) links to ``…/bibliography.html#bibkey-<citekey>``. tests/test_bibliography.py
+  checks that every paper has its anchor.
 """
 
 from __future__ import annotations
@@ -30,9 +30,6 @@ import re
 from typing import Any
 
 from sphinx.application import Sphinx
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
 
 _CITATION = re.compile(r'(<span class="bibtex-citation"[^>]*>)(.*?)(</span>)', re.S)
 _LINK = re.compile(r"<a (?P<attrs>[^>]*)>(?P<text>[^<]*)</a>")
@@ -41,7 +38,6 @@ _TAG = re.compile(r"<[^>]+>")
 _IMAGE_DOWNLOAD = re.compile(r'<a class="reference download internal" download="" (href="[^"]*")>'
                              r'(\s*(?:<span class="xref download myst">)?\s*<img )')
 _EAGER_IMG = re.compile(r"<img (?![^>]*\bloading=)")
-_BIBKEY = re.compile(r"#bibkey-(?P<key>[A-Za-z0-9_.:+-]+)")
 
 
 def _plain(fragment: str) -> str:
@@ -70,28 +66,18 @@ def name_citations(body: str) -> str:
     return _CITATION.sub(one, body)
 
 
-def _bib_anchors(app: Sphinx) -> dict[str, str]:
-    """citekey -> the id of its entry on the bibliography page (memoised for the build)."""
-    cached = getattr(app, "_reader_bib_anchors", None)
-    if cached is None:
-        domain: Any = app.env.get_domain("cite")
-        cached = {c.key: c.citation_id for c in domain.citations}
-        app._reader_bib_anchors = cached  # type: ignore[attr-defined]
-    return cached
+def add_bibkey_anchors(app: Sphinx, doctree: Any, docname: str) -> None:
+    """Give each bibliography entry of `docname` the extra anchor ``bibkey-<citekey>``."""
+    from docutils import nodes
 
-
-def link_bibkeys(app: Sphinx, pagename: str, body: str) -> str:
-    anchors = _bib_anchors(app)
-
-    def one(m: re.Match[str]) -> str:
-        key = m.group("key")
-        if key not in anchors:
-            logger.warning(f"{pagename}: a link to the bibliography entry of {key!r}, which has none",
-                           location=pagename)
-            return m.group(0)
-        return "#" + anchors[key]
-
-    return _BIBKEY.sub(one, body)
+    domain: Any = app.env.get_domain("cite")
+    keys = {c.citation_id: c.key for c in domain.citations if c.bibliography_key.docname == docname}
+    if not keys:
+        return
+    for cit in doctree.findall(nodes.citation):
+        key = next((keys[i] for i in cit["ids"] if i in keys), None)
+        if key is not None and f"bibkey-{key}" not in cit["ids"]:
+            cit["ids"].append(f"bibkey-{key}")
 
 
 def _summary_names(soup: Any) -> Any:
@@ -108,7 +94,7 @@ def _summary_names(soup: Any) -> Any:
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                   doctree: Any) -> None:
     if "body" in context:
-        body = link_bibkeys(app, pagename, name_citations(context["body"]))
+        body = name_citations(context["body"])
         body = body.replace('role="doc-biblioentry"', 'role="listitem"')
         body = _IMAGE_DOWNLOAD.sub(r'<a class="reference internal image-reference" \1>\2', body)
         context["body"] = _EAGER_IMG.sub('<img loading="lazy" ', body)
@@ -137,4 +123,5 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[s
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _page_context, priority=600)
+    app.connect("doctree-resolved", add_bibkey_anchors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,7 +36,7 @@ def index_table() -> pd.DataFrame:
 
 
 # The explorer's columns: (heading, data column of index_table, width, class). The citekey goes under
-# the title, linked to the bibliography entry (analysis/book/reader.py resolves #bibkey-<key>).
+# the title, linked to the bibliography entry (anchor bibkey-<key>, added by analysis/book/reader.py).
 EXPLORER_COLUMNS = [
     ("title", "title", "27%", "col-title"),
     ("year", "year", "4.5em", "col-year"),
