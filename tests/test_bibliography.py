@@ -218,3 +218,12 @@ def test_authors_column_is_bibtex_form(rows):
         # a source page, or a note saying the list could not be confirmed
         assert r["authors_source"] or re.search(r"not (re-)?confirmed|not verified", r["notes"]), \
             f"{r['citekey']}: author list without a source"
+
+
+def test_year_suffixes_go_past_z():
+    # a group of entries sharing an author-year label may hold more than 26 (found by bench/book_scale.py
+    # at ten times the corpus): after z come aa, ab, ... as in spreadsheet column names
+    from analysis.book.bibliography import suffix_letters
+
+    assert [suffix_letters(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == \
+        ["a", "b", "z", "aa", "ab", "az", "ba", "zz", "aaa"]

@@ -62,8 +62,18 @@ def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
         if len(rows) > 1:
             rows.sort(key=order)
             for i, r in enumerate(rows):
-                out[r["citekey"]] = "abcdefghijklmnopqrstuvwxyz"[i]
+                out[r["citekey"]] = suffix_letters(i)
     return out
+
+
+def suffix_letters(i: int) -> str:
+    """The `i`-th year suffix, from 0: a … z, then aa, ab, … (a group may hold more than 26 entries)."""
+    letters = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        letters = "abcdefghijklmnopqrstuvwxyz"[r] + letters
+    return letters
 
 
 def _later_version_note(row: pd.Series) -> str | None:

@@ -55,22 +55,31 @@ def _name_style() -> Any:
     return pybtex.plugin.find_plugin("pybtex.style.names", "last")()
 
 
+@lru_cache(maxsize=1)
+def _text_backend() -> Any:
+    # one instance: render_as("text") looks the backend up among the installed packages' entry points
+    # on every call, which made the labels of a 2,000-paper bibliography take minutes
+    from pybtex.backends.plaintext import Backend
+
+    return Backend()
+
+
 def _family(person: Person) -> str:
-    return _name_style().format(person, True).format().render_as("text")
+    return _name_style().format(person, True).format().render(_text_backend())
 
 
 def _latex_text(value: str) -> str:
-    return Text.from_latex(value).render_as("text")
+    return Text.from_latex(value).render(_text_backend())
 
 
 def label_from_persons(persons: Sequence[Person], key: str | None) -> str:
     """"A", "A and B", "A et al." (three or more), or the `key` text when there is no author."""
-    fam = [_family(p) for p in persons]
+    fam = [_family(p) for p in persons[:2]]  # a label names at most two people
     if not fam:
         return _latex_text(key) if key else ""
-    if len(fam) == 1:
+    if len(persons) == 1:
         return fam[0]
-    if len(fam) == 2:
+    if len(persons) == 2:
         return f"{fam[0]} and {fam[1]}"
     return fam[0] + ET_AL
 
