@@ -140,3 +140,17 @@ def test_rerun_refuses_out_of_range_value(tmp_path: Path):
     assert proc.returncode == 2
     assert "pue" in proc.stderr and "out of range" in proc.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_a_figure_from_many_papers_counts_them_and_links_its_metadata():
+    # a figure drawn from the whole ledger would otherwise cite every paper on the Figures page, which
+    # grows with the corpus (bench/book_scale.py found 4.4 MB at ten times today's)
+    from analysis.book.gallery import MAX_CITED_SOURCES, paper_list
+
+    few = {"id": "f", "sources": ["a2024x", "b2023y"]}
+    assert paper_list(few) == "{cite:t}`a2024x`, {cite:t}`b2023y`"
+    many = {"id": "claims-speedup-spread", "sources": [f"p{i}" for i in range(MAX_CITED_SOURCES + 1)]}
+    text = paper_list(many)
+    assert "{cite" not in text and f"{MAX_CITED_SOURCES + 1} papers" in text
+    assert "{download}`JSON <../figures/claims-speedup-spread.json>`" in text
+    assert paper_list({"id": "g", "sources": []}) == "none"

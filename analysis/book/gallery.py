@@ -23,6 +23,10 @@ from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
 
 GALLERY_WIDTH_PX = 640
+# A figure drawn from more papers than this (the claims ledger's figures) names how many and links its
+# metadata file with the list, rather than citing each: at ten times the corpus the cited lists alone
+# made this page 4.4 MB (bench/book_scale.py). Each paper is still cited in the chapter that shows it.
+MAX_CITED_SOURCES = 12
 
 
 def chapter_order() -> list[str]:
@@ -85,6 +89,17 @@ def _sentence(text: object) -> str:
     return t if not t or t[-1] in ".!?" else t + "."
 
 
+def paper_list(entry: dict[str, Any]) -> str:
+    """The papers a figure draws on: cited one by one, or counted with a link to the figure's metadata."""
+    keys = entry["sources"]
+    if not keys:
+        return "none"
+    if len(keys) <= MAX_CITED_SOURCES:
+        return ", ".join(f"{{cite:t}}`{k}`" for k in keys)
+    return (f"{len(keys)} papers of the corpus, listed by citekey in the figure's metadata "
+            f"({{download}}`JSON <../figures/{entry['id']}.json>`)")
+
+
 def cite_text(entry: dict[str, Any], meta: dict[str, Any]) -> str:
     """The citation as one line of plain text (shown in a code block, to copy as it is)."""
     return _fence_safe(
@@ -143,7 +158,7 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
         lines += [f"## {md_text(titles.get(chapter, chapter))}", ""]
         for e in by_chapter[chapter]:
             fid = e["id"]
-            papers = ", ".join(f"{{cite:t}}`{k}`" for k in e["sources"]) or "none"
+            papers = paper_list(e)
             talk = folder / "talk"
             talk_files = " · ".join(f"{{download}}`{ext.upper()} <../figures/talk/{fid}-talk.{ext}>`"
                                     for ext in ("png", "svg", "pdf") if (talk / f"{fid}-talk.{ext}").exists())
