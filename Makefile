@@ -10,7 +10,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
-NPROC := $(shell nproc 2>/dev/null || echo 2)
+# the machine's cores: GNU nproc obeys OMP_NUM_THREADS (exported as 1 below), so it is read without it
+NPROC := $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 2)
 BUILD := _build
 STAGE := $(BUILD)/book
 export OMP_NUM_THREADS := 1
