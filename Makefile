@@ -27,8 +27,10 @@ NB_DEPS := $(patsubst analysis/notebooks/%.md,$(BUILD)/deps/%.d,$(NB_SRC))
 BOOK_SRC := _config.yml _toc.yml intro.md $(shell find chapters _static _templates -type f 2>/dev/null)
 HTML_STAMP := $(BUILD)/html/.built
 URL_STAMP := $(BUILD)/book-url
+FIGURE_FILES_STAMP := $(BUILD)/figure-files
 
-.PHONY: book book-locked test venv validate notebooks html figures run params bench clean freeze lint \
+.PHONY: book book-locked test venv validate notebooks html figures figures-locked book-all book-all-locked run params \
+	bench clean freeze lint \
 	browser-deps corpus accept publish pdf cache-restored
 
 # One build at a time per checkout: `make book` (and `make clean`) hold this lock (flock(1),
@@ -43,13 +45,27 @@ endef
 book:
 	$(call locked,$(MAKE) --no-print-directory book-locked)
 
-book-locked: venv validate $(URL_STAMP)
+# The build's steps; $(1): the figure files made before the HTML (empty for make book; "all" for the
+# complete book: every figure's PDF and talk version, made from the drawings the notebooks kept)
+define build_steps
 	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks
 	@$(PY) -m analysis cache save
+	$(if $(1),@$(PY) -m analysis figures --style $(1))
 	@$(MAKE) --no-print-directory html
+endef
 
-## make test: the same set-up and build, then lint and the whole test suite
-test: book lint browser-deps
+book-locked: venv validate $(URL_STAMP)
+	$(call build_steps,)
+
+## make book-all: the complete book, as published and as make test checks it: make book plus every
+## figure's PDF and talk version (make figures STYLE=all), offered in the gallery
+book-all: venv
+	$(call locked,$(MAKE) --no-print-directory book-all-locked)
+book-all-locked: venv validate $(URL_STAMP)
+	$(call build_steps,all)
+
+## make test: the complete book's set-up and build, then lint and the whole test suite
+test: book-all lint browser-deps
 	$(PY) -m pytest -q
 
 # Debian's chromium for the browser tests (never a downloaded browser build), and axe-core for the
@@ -106,10 +122,11 @@ $(URL_STAMP): FORCE | $(VENV_STAMP)
 	@$(PY) -m analysis url --stamp $@
 FORCE:
 
-## make publish BOOK_URL=https://…/: the book for publishing at that address (refused without one)
+## make publish BOOK_URL=https://…/: the book for publishing at that address (refused without one),
+## with every figure's files (PDF, talk version, sharing card)
 publish: venv
 	$(PY) -m analysis url --require
-	$(call locked,$(MAKE) --no-print-directory book-locked)
+	$(call locked,$(MAKE) --no-print-directory book-all-locked)
 
 ## make pdf: the whole book as one PDF, _build/pdf/book.pdf (Debian's chromium; not part of make book)
 pdf: book browser-deps
@@ -147,7 +164,8 @@ $(NB_DEPS): ;
 -include $(wildcard $(BUILD)/deps/*.d)
 
 html: $(HTML_STAMP)
-$(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG) CITATION.cff $(URL_STAMP)
+# (and after `make figures` made figure files: the gallery links them)
+$(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG) CITATION.cff $(URL_STAMP) $(wildcard $(FIGURE_FILES_STAMP))
 	$(PY) -m analysis html
 
 # also the citation file (CFF 1.2.0 schema) and the CI workflow (actionlint)
@@ -165,10 +183,15 @@ run: export ANALYSIS_RUN_PARAMS = $(value PARAMS)
 run: venv validate
 	$(PY) -m analysis run --from-env
 
-## make figures STYLE=talk: every figure again for slides (16:9, large type), in _build/talk-figures
+## make figures STYLE=talk|book|all: the figures' other files, made from the drawings the notebooks
+## kept (no notebook runs again): talk versions for slides (16:9, large type, attribution footer) in
+## _build/talk-figures; book: the PDFs; all: both. The next make book offers them in the gallery.
 STYLE ?= talk
 figures: export ANALYSIS_FIGURE_STYLE = $(value STYLE)
 figures: venv validate
+	$(call locked,$(MAKE) --no-print-directory figures-locked)
+figures-locked: $(URL_STAMP)
+	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks
 	$(PY) -m analysis figures --style-from-env
 
 ## make params NB=name: list a notebook's parameters

@@ -25,27 +25,72 @@ figures.save(fig, "det-test", title="t", caption="c", alt="a", chapter="methods"
 """
 
 
-def _render(folder: Path, seed: str) -> dict[str, str]:
-    env = {**os.environ, "ANALYSIS_FIGURES_DIR": str(folder), "PYTHONHASHSEED": seed}
+def _render(folder: Path, seed: str, files: bool = False) -> dict[str, str]:
+    """Save the test figure into `folder/figures` (as a notebook does); with `files`, then make its PDF and
+    talk version from the kept drawing (as make figures does, in another process)."""
+    env = {**os.environ, "ANALYSIS_FIGURES_DIR": str(folder / "figures"), "PYTHONHASHSEED": seed}
     subprocess.run([str(PY), "-c", SCRIPT], cwd=ROOT, env=env, check=True)
+    if files:
+        subprocess.run([str(PY), "-m", "analysis", "figures", "--style", "all", "--figures", str(folder / "figures"),
+                        "--out", str(folder / "talk")], cwd=ROOT, env={**env, "ANALYSIS_BOOK_URL": ""},
+                       check=True, capture_output=True)
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.parent.name != figures.SOURCE_DIR}
+
+
+def test_a_notebook_writes_what_the_html_shows_and_keeps_the_drawing(tmp_path: Path):
+    a = _render(tmp_path, "1")
+    assert set(a) == {"figures/det-test.svg", "figures/det-test.png", "figures/det-test.json"}
+    assert (tmp_path / figures.SOURCE_DIR / "det-test.pickle").stat().st_size > 0
 
 
 def test_figure_files_are_byte_identical_across_runs(tmp_path: Path):
-    a = _render(tmp_path / "a", "1")
-    b = _render(tmp_path / "b", "2")
-    assert set(a) == {"det-test.svg", "det-test.png", "det-test.pdf", "det-test.json", "thumbs/det-test.png"}
+    a = _render(tmp_path / "a", "1", files=True)
+    b = _render(tmp_path / "b", "2", files=True)
+    assert set(a) == {"figures/det-test.svg", "figures/det-test.png", "figures/det-test.pdf", "figures/det-test.json",
+                      "talk/det-test.svg", "talk/det-test.png", "talk/det-test.pdf", "talk/det-test.json"}
     assert a == b
+
+
+def test_talk_version_is_the_same_drawing_at_slide_size_with_its_footer(tmp_path: Path):
+    from PIL import Image
+
+    _render(tmp_path, "0", files=True)
+    book = json.loads((tmp_path / "figures" / "det-test.json").read_text())
+    talk = json.loads((tmp_path / "talk" / "det-test.json").read_text())
+    assert talk["style"] == "talk" and book["style"] == "book"
+    assert talk["footer"].startswith("Sources: test") and talk["footer"].endswith("Figure det-test")
+    svg_and_entry = b"".join((tmp_path / "figures" / f"det-test.{x}").read_bytes() for x in ("svg", "json"))
+    assert talk["source_sha256"] == hashlib.sha256(svg_and_entry).hexdigest()
+    with Image.open(tmp_path / "figures" / "det-test.png") as b, Image.open(tmp_path / "talk" / "det-test.png") as t:
+        assert t.width > 1.5 * b.width, "the talk version is drawn at slide size"
+    # every text is scaled by the talk style's font ratio (tick labels, axis label, legend)
+    svg = (tmp_path / "talk" / "det-test.svg").read_text()
+    ratio = figures.STYLES["talk"]["font"] / figures.STYLES["book"]["font"]
+    sizes = {float(x) for x in __import__("re").findall(r"font-size: ([0-9.]+)px", svg)}
+    book_sizes = {float(x) for x in __import__("re").findall(
+        r"font-size: ([0-9.]+)px", (tmp_path / "figures" / "det-test.svg").read_text())}
+    assert book_sizes and all(any(abs(t - b * ratio) < 0.05 for t in sizes) for b in book_sizes), (book_sizes, sizes)
+
+
+def test_a_figure_that_cannot_be_kept_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import matplotlib.ticker
+
+    monkeypatch.setenv("ANALYSIS_FIGURES_DIR", str(tmp_path / "figures"))
+    fig, ax = figures.new()
+    ax.plot([1, 2], [1, 2])
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    with pytest.raises(ValueError, match="figure lam cannot be kept.*lambda"):
+        figures.save(fig, "lam", title="t", caption="c", alt="a", chapter="c", source_note="s")
 
 
 def test_registry_entry_and_metadata(tmp_path: Path):
     _render(tmp_path, "0")
-    entry = json.loads((tmp_path / "det-test.json").read_text())
+    entry = json.loads((tmp_path / "figures" / "det-test.json").read_text())
     assert entry["id"] == "det-test" and entry["caption"] == "c" and entry["alt"] == "a"
-    svg = (tmp_path / "det-test.svg").read_text()
+    svg = (tmp_path / "figures" / "det-test.svg").read_text()
     assert "<dc:date>" not in svg
-    png = (tmp_path / "det-test.png").read_bytes()
+    png = (tmp_path / "figures" / "det-test.png").read_bytes()
     assert b"Software" not in png and b"matplotlib" not in png.lower()
 
 

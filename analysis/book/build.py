@@ -14,15 +14,15 @@ and the version from ``CITATION.cff``; ``intro.md`` gets its "Cite this book" se
 published copy of ``CITATION.cff`` (and, with a URL, the sharing thumbnails) go to ``_extra/``.
 The same staged book is also built as one page (``singlehtml``) for the PDF (analysis/book/pdf.py).
 
-The talk versions of the figures (``make figures STYLE=talk``, in ``_build/talk-figures``) are made
-here too, for the notebooks whose executed copy is newer than their staged talk figures (or when
-the book's URL, which their footers name, changed), and staged in ``figures/talk/`` for the
-gallery's download links (analysis/book/gallery.py).
+The talk versions of the figures (``make figures``, in ``_build/talk-figures``, made from the figures
+the notebooks kept: analysis/book/figure_files.py) are staged in ``figures/talk/`` for the gallery's
+download links (analysis/book/gallery.py) while they are current.
 """
 
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import shutil
 import signal
@@ -89,62 +89,40 @@ def stage() -> None:
 
 
 def _talk_figures() -> None:
-    """Render the talk figures that are out of date (in parallel) and stage them in figures/talk/.
+    """Stage the talk versions that are current in figures/talk/ (as ``<id>-talk.<ext>``) for the
+    gallery's download links; remove any other.
 
-    A notebook's talk figures are out of date when its executed copy is newer than the stamp
-    recorded when they were staged (``figures/talk/.stamps/<notebook>``, holding the book's URL,
-    which their footers name), or one of them is missing. The stamps live beside the staged files,
-    so a build folder restored from a cache (``make cache-restored`` marks both up to date) renders
-    nothing again. ``ANALYSIS_TALK_FIGURES=off`` skips the rendering (a scratch build in a test: the
-    gallery then links only the talk figures already staged).
+    They are made on request (``make figures``, ``make publish``: analysis/book/figure_files.py) from
+    the figures the notebooks kept, in ``_build/talk-figures``. One is current while the kept figure
+    it was made from and the book URL its footer names are unchanged; a stale one is not offered.
     """
-    from concurrent.futures import ProcessPoolExecutor
-
-    from analysis.book import publish, restyle
+    from analysis.book import figure_files, publish
     from analysis.book.figures import registry
 
     url = publish.book_url()
     entries = registry(STAGE / "figures")
     dst = STAGE / "figures" / "talk"
-    stamps = dst / ".stamps"
-    exts = ("png", "svg", "pdf")
-    by_notebook: dict[str, list[str]] = {}
+    wanted: set[str] = set()
     for e in entries:
-        by_notebook.setdefault(e["notebook"], []).append(e["id"])
-    stale = []
-    for rel, ids in sorted(by_notebook.items()):
-        md, nb, stamp = ROOT / rel, STAGE / "notebooks" / f"{Path(rel).stem}.ipynb", stamps / Path(rel).stem
-        if not md.exists() or not nb.exists():
+        talk_json = TALK / f"{e['id']}.json"
+        if not talk_json.exists():
             continue
-        if (not stamp.exists() or stamp.stat().st_mtime < nb.stat().st_mtime or stamp.read_text() != url
-                or not all((dst / f"{i}-talk.{x}").exists() for i in ids for x in exts)):
-            stale.append(rel)
-    if stale and os.environ.get("ANALYSIS_TALK_FIGURES", "on") == "off":
-        print(f"ANALYSIS_TALK_FIGURES=off: the talk figures of {len(stale)} notebook(s) are not rendered")
-        stale = []
-    if stale:
-        import tempfile
-        import time
-
-        started = time.monotonic()
-        os.environ["ANALYSIS_BOOK_URL"] = url  # the footers name it (as `python -m analysis figures`)
-        TALK.mkdir(parents=True, exist_ok=True)
-        stamps.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="talk-nb-") as tmp, \
-                ProcessPoolExecutor(max_workers=min(len(stale), os.cpu_count() or 2)) as pool:
-            work = [(str(ROOT / rel), "talk", str(TALK), tmp) for rel in stale]
-            for rel, _ in zip(stale, pool.map(restyle._one, work), strict=True):
+        talk = json.loads(talk_json.read_text(encoding="utf-8"))
+        if not figure_files.talk_current(talk, STAGE / "figures", url):
+            continue
+        files = {x: TALK / f"{e['id']}.{x}" for x in figure_files.FORMATS}
+        if all(f.exists() for f in files.values()):
+            for x, f in files.items():
                 # staged as <id>-talk.<ext>: the name a reader's download gets, unlike the book's <id>.<ext>
-                for fid in by_notebook[rel]:
-                    for x in exts:
-                        _sync(TALK / f"{fid}.{x}", dst / f"{fid}-talk.{x}")
-                (stamps / Path(rel).stem).write_text(url)
-        print(f"rendered the talk figures of {len(stale)} notebook(s) in {time.monotonic() - started:.0f} s")
-    wanted = {f"{e['id']}-talk.{x}" for e in entries for x in exts} | {".stamps"}
+                _sync(f, dst / f"{e['id']}-talk.{x}")
+                wanted.add(f"{e['id']}-talk.{x}")
     if dst.is_dir():
         for p in dst.iterdir():
             if p.name not in wanted:
-                p.unlink()
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+    print(f"talk versions offered for {len(wanted) // len(figure_files.FORMATS)} of {len(entries)} figures"
+          + ("" if len(wanted) == len(entries) * len(figure_files.FORMATS) else
+             " (make figures STYLE=talk makes the others)"))
 
 
 def _write(path: Path, text: str) -> None:
@@ -170,6 +148,12 @@ def _publishing() -> None:
     _write(extra / "CITATION.cff", publish.published_cff(url))
     og = extra / "og"  # sharing-card images (absolute URLs only exist for a published build)
     thumbs = STAGE / "figures" / "thumbs"
+    if url:
+        from analysis.book.figures import registry, thumbnail
+
+        for e in registry(STAGE / "figures"):  # made with the PDFs (make publish); any missing, here
+            if not (thumbs / f"{e['id']}.png").exists():
+                thumbnail(STAGE / "figures" / f"{e['id']}.png", thumbs / f"{e['id']}.png")
     if url and thumbs.is_dir():
         _sync(thumbs, og)
     elif og.exists():

@@ -20,7 +20,10 @@
                                 $ANALYSIS_RUN_PARAMS (what `make run NB=… PARAMS=…` passes: data, never shell)
   execute SRC.md OUT.ipynb      (build) execute a notebook into the book's build folder
           [--figures DIR] [--outputs DIR] [--deps FILE]
-  figures [--style talk]        render every figure again in a style, into _build/<style>-figures/
+  figures [--style talk|book|all]
+                                the figures' files made from their kept drawings (no notebook runs): talk
+                                versions into _build/talk-figures/, book PDFs beside the SVGs; only what is
+                                out of date, one process per core
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
   url [--require] [--stamp F]   check the published URL ($ANALYSIS_BOOK_URL from make, else $BOOK_URL);
@@ -88,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("figures")
     f.add_argument("--style", default="talk")
     f.add_argument("--style-from-env", action="store_true", help="the style from $ANALYSIS_FIGURE_STYLE")
-    f.add_argument("--out", type=Path, default=None)
+    f.add_argument("--out", type=Path, default=None, help="the talk versions' folder (default _build/talk-figures)")
+    f.add_argument("--figures", type=Path, default=STAGE / "figures", help="the book's figures and their registry")
     f.add_argument("--jobs", type=int, default=0)
     sub.add_parser("html")
     sub.add_parser("bib")
@@ -161,13 +165,19 @@ def main(argv: list[str] | None = None) -> int:
                            deps=args.deps or BUILD / "deps" / f"{name}.d")
             print(f"executed {args.src} -> {args.out} ({time.monotonic() - started:.1f} s)")
         elif args.cmd == "figures":
-            from analysis.book import publish, restyle
+            from analysis.book import figure_files, publish
+            from analysis.book.build import TALK
 
             style = os.environ.get("ANALYSIS_FIGURE_STYLE", "") if args.style_from_env else args.style
             # the talk footers name the book's URL: checked here, handed on normalised
-            os.environ["ANALYSIS_BOOK_URL"] = publish.book_url()
-            out = restyle.render_all(style, args.out, args.jobs or None)
-            print(f"wrote {args.style} figures to {out}")
+            url = publish.book_url()
+            started = time.monotonic()
+            done = figure_files.render(style, args.figures, args.out or TALK, url, args.jobs or None)
+            if done:  # the gallery links the new files: the next make book builds the HTML again
+                (BUILD / "figure-files").parent.mkdir(parents=True, exist_ok=True)
+                (BUILD / "figure-files").write_text("\n".join(done) + "\n", encoding="utf-8")
+            print(f"figures ({style}): made the files of {len(done)} figure(s) in {time.monotonic() - started:.1f} s"
+                  + ("" if done else " (all were up to date)"))
         elif args.cmd == "html":
             from analysis.book import build
 

@@ -1,16 +1,18 @@
 """The book's one figure style, its palette, and deterministic figure files.
 
-Every figure is made with :func:`new` and saved with :func:`save`, which writes
-``<id>.svg``, ``<id>.png`` (300 dpi) and ``<id>.pdf`` plus ``<id>.json`` (the
-figure's registry entry: title, caption, alt text, sources, notebook, parameters,
-data files) into :func:`analysis.paths.figures_dir`. Files are byte-reproducible:
-fixed ``svg.hashsalt``, no dates or software tags in the metadata.
+Every figure is made with :func:`new` and saved with :func:`save`. A notebook writes what the HTML
+book shows: ``<id>.svg``, ``<id>.png`` (300 dpi) and ``<id>.json`` (the figure's registry entry:
+title, caption, alt text, sources, notebook, parameters, data files) into
+:func:`analysis.paths.figures_dir`, and keeps the drawn figure (``figure-src/<id>.pickle``). The
+PDF and the talk version are made from that kept figure on request (:mod:`analysis.book.figure_files`;
+``make figures``, ``make publish``). Files are byte-reproducible: fixed ``svg.hashsalt``, no dates or
+software tags in the metadata.
 
-Set ``ANALYSIS_STYLE=talk`` to render the same figures for slides (16:9, larger
-type, thicker lines, same palette). A talk figure carries a one-line footer inside the
+The talk style (16:9, larger type, thicker lines, same palette) carries a one-line footer inside the
 image (SVG text with id ``figure-footer``, also in the files' metadata and the registry
 entry's ``footer``): its sources, the licence, the book's short URL ("local build" without a
-configured BOOK_URL) and the figure id, so a pasted slide keeps its attribution.
+configured BOOK_URL) and the figure id, so a pasted slide keeps its attribution. ``ANALYSIS_STYLE=talk``
+makes :func:`new` and :func:`save` draw and write a figure in that style directly.
 """
 
 from __future__ import annotations
@@ -117,7 +119,15 @@ def save(
     data_files: Sequence[str] = (),
     source_note: str = "",
 ) -> Path:
-    """Write the figure as SVG, PNG (300 dpi) and PDF plus its registry entry. Returns the SVG path.
+    """Write the figure's files for the HTML book plus its registry entry. Returns the SVG path.
+
+    In the book style (the default) a notebook writes what the HTML shows: ``<id>.svg`` (the page's
+    image), ``<id>.png`` (300 dpi: the gallery's full-size link and its thumbnail) and ``<id>.json``,
+    and keeps the drawn figure itself (``figure-src/<id>.pickle`` beside the figures folder). The
+    figure's other files, the PDF and the talk version, are made from that saved figure by
+    :mod:`analysis.book.figure_files` on request (``make figures``, ``make publish``), in parallel
+    and without running the notebook again; any such file left from an earlier run is removed here.
+    With ``ANALYSIS_STYLE=talk`` every file (SVG, PNG, PDF, with the footer) is written at once.
 
     `sources` are citekeys of the papers the data came from; `data_files` are the
     files of data/ it read; `source_note` names non-paper sources (datasheets, Epoch AI).
@@ -132,23 +142,6 @@ def save(
         raise ValueError(f"figure {fig_id}: give its sources (citekeys or a source_note)")
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    svg = out / f"{fig_id}.svg"
-    svg_meta: dict[str, Any] = {"Date": None, "Creator": None}
-    png_meta: dict[str, Any] = {"Software": None}
-    pdf_meta: dict[str, Any] = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
-    footer = ""
-    if style_name() == "talk":
-        footer, attribution = add_footer(fig, fig_id, sources, source_note)
-        svg_meta.update({"Title": title, "Description": footer, "Identifier": fig_id, **attribution})
-        png_meta.update({"Title": title, "Description": footer, "Copyright": attribution["Rights"],
-                         "Source": attribution["Source"]})
-        pdf_meta.update({"Title": title, "Subject": footer})
-    fig.savefig(svg, format="svg", metadata=svg_meta)
-    fig.savefig(out / f"{fig_id}.png", format="png", dpi=300, metadata=png_meta)
-    fig.savefig(out / f"{fig_id}.pdf", format="pdf", metadata=pdf_meta)
-    # the gallery thumbnail is made here, in parallel with the other notebooks
-    thumbnail(out / f"{fig_id}.png", out / "thumbs" / f"{fig_id}.png")
     entry = {
         "id": fig_id,
         "title": title,
@@ -162,11 +155,71 @@ def save(
         "parameters": json.loads(os.environ.get("ANALYSIS_PARAMETERS", "{}")),
         "style": style_name(),
     }
-    if footer:
-        entry["footer"] = footer
-    (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if style_name() == "book":
+        keep_source(fig, fig_id, out)
+        for stale in (out / f"{fig_id}.pdf", out / "thumbs" / f"{fig_id}.png"):
+            stale.unlink(missing_ok=True)  # made from an earlier drawing of this figure
+        write_files(fig, out, entry, ("svg", "png"))
+    else:
+        write_files(fig, out, entry, ("svg", "png", "pdf"))
+    svg = out / f"{fig_id}.svg"
     show(svg, fig_id, title, alt)
     return svg
+
+
+SOURCE_DIR = "figure-src"
+
+
+def source_dir(figures: Path | None = None) -> Path:
+    """Where the drawn figures are kept (pickles), beside the figures folder, never published with it."""
+    return (figures or figures_dir()).parent / SOURCE_DIR
+
+
+def keep_source(fig: plt.Figure, fig_id: str, figures: Path) -> Path:
+    """Keep the drawn figure (a pickle) so its PDF and talk version can be made without the notebook."""
+    import pickle
+
+    folder = source_dir(figures)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        data = pickle.dumps(fig, protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise ValueError(f"figure {fig_id} cannot be kept for its PDF and talk version ({exc}): a lambda or "
+                         "local function in the figure (a tick formatter, say) cannot be pickled; use a "
+                         "module-level function or a format string (matplotlib.ticker.StrMethodFormatter)"
+                         ) from None
+    path = folder / f"{fig_id}.pickle"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return path
+
+
+def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequence[str]) -> None:
+    """Write `fig` as `formats` (svg, png at 300 dpi, pdf) plus its registry entry into `out`, in the
+    style `entry["style"]` names (a talk figure gets its footer first). Byte-reproducible; each file is
+    written under a temporary name and renamed, so an interrupted write leaves no half-written file."""
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    fig_id, title = entry["id"], entry["title"]
+    svg_meta: dict[str, Any] = {"Date": None, "Creator": None}
+    png_meta: dict[str, Any] = {"Software": None}
+    pdf_meta: dict[str, Any] = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
+    entry = dict(entry)
+    if entry["style"] == "talk":
+        footer, attribution = add_footer(fig, fig_id, entry["sources"], entry["source_note"])
+        svg_meta.update({"Title": title, "Description": footer, "Identifier": fig_id, **attribution})
+        png_meta.update({"Title": title, "Description": footer, "Copyright": attribution["Rights"],
+                         "Source": attribution["Source"]})
+        pdf_meta.update({"Title": title, "Subject": footer})
+        entry["footer"] = footer
+    out.mkdir(parents=True, exist_ok=True)
+    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta}, "png": {"dpi": 300, "metadata": png_meta}, "pdf": {"metadata": pdf_meta}}
+    for fmt in formats:
+        path = out / f"{fig_id}.{fmt}"
+        tmp = path.with_name(f".{path.name}.tmp")
+        fig.savefig(tmp, format=fmt, **options[fmt])
+        tmp.replace(path)
+    (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 FOOTER_GID = "figure-footer"

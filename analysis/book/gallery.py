@@ -2,8 +2,9 @@
 
 Chapters come in the book's order (``_toc.yml``). Each figure is shown 640 px wide (a WebP made
 here, ``figures/gallery/<id>.webp``, light enough for the page) and links to its full-size PNG; its
-talk version (16:9, large type, attribution footer: ``figures/talk/<id>-talk.*``, rendered by the HTML build,
-see analysis/book/build.py) is offered for download next to the book's files.
+talk version (16:9, large type, attribution footer: ``figures/talk/<id>-talk.*``) and its PDF are offered
+for download next to the book's files where they have been made (``make figures``, ``make publish``:
+analysis/book/figure_files.py; staged by analysis/book/build.py).
 
 The citation (plain text and BibTeX) names the authors, the book's title, version and year (from
 CITATION.cff), the figure's id, title and caption, its permalink (the configured BOOK_URL plus the
@@ -18,7 +19,7 @@ from typing import Any
 import yaml
 
 from analysis.book import publish
-from analysis.book.figures import registry, thumbnail
+from analysis.book.figures import registry
 from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
 
@@ -132,9 +133,7 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
     """
     folder = figures_dir or STAGE / "figures"
     entries = registry(folder)
-    for e in entries:  # figures.save makes the sharing-card thumbnails; make any that are missing
-        if not (folder / "thumbs" / f"{e['id']}.png").exists():
-            thumbnail(folder / f"{e['id']}.png", folder / "thumbs" / f"{e['id']}.png")
+    for e in entries:
         src, img = folder / f"{e['id']}.png", folder / "gallery" / f"{e['id']}.webp"
         if not img.exists() or img.stat().st_mtime < src.stat().st_mtime:
             gallery_image(src, img)
@@ -145,8 +144,8 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
              "Every figure in the book, grouped by chapter in the book's order, with its files and how to cite "
              "it. Select a figure to open it full size. The figures are regenerated on every build from the "
              "notebooks named below. Each also comes in a talk version for slides (16:9, large type, with a "
-             "footer naming the sources, the licence, the book's address and the figure id), built with the "
-             "book (`make book`; `make figures STYLE=talk` renders them on their own). "
+             "footer naming the sources, the licence, the book's address and the figure id) and as a PDF, "
+             "made from the same drawing on request (`make figures`; the published book has them all). "
              f"Every figure is licensed under [{meta['licence']}]({meta['licence_url']}): reuse it, in a talk "
              "too, with the citation given under it.", ""]
     if not entries:
@@ -170,7 +169,9 @@ def write_page(path: Path, figures_dir: Path | None = None) -> None:
                 f"(../figures/{fid}.png)", "```", "",
                 md_text(e["caption"]), "",
                 f"**Id** `{fid}` · **Files** {{download}}`SVG <../figures/{fid}.svg>` · "
-                f"{{download}}`PNG <../figures/{fid}.png>` · {{download}}`PDF <../figures/{fid}.pdf>`"
+                f"{{download}}`PNG <../figures/{fid}.png>`"
+                # the PDF is made on request (make figures, make publish: analysis/book/figure_files.py)
+                + (f" · {{download}}`PDF <../figures/{fid}.pdf>`" if (folder / f"{fid}.pdf").exists() else "")
                 + (f" · **Talk version** {talk_files}" if talk_files else "")
                 + f" · **Made by** {md_text(e['notebook'])}", "",
                 f"**Papers** {papers}"

@@ -373,6 +373,10 @@ def run_into(md: Path, out: Path, overrides: dict[str, Any]) -> Path:
     try:
         execute(md, partial / f"{md.stem}.ipynb", overrides, figures=partial / "figures",
                 outputs=partial / "outputs")
+        if (partial / "figures").is_dir():  # a run's figures come with their PDFs
+            from analysis.book import figure_files
+
+            figure_files.render("book", partial / "figures", partial / "talk-figures", url="")
         partial.rename(out)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
