@@ -213,7 +213,8 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
         pdf_meta.update({"Title": title, "Subject": footer})
         entry["footer"] = footer
     out.mkdir(parents=True, exist_ok=True)
-    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta}, "png": {"dpi": 300, "metadata": png_meta}, "pdf": {"metadata": pdf_meta}}
+    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta}, "png": {"dpi": 300, "metadata": png_meta},
+                                           "pdf": {"metadata": pdf_meta}}
     for fmt in formats:
         path = out / f"{fig_id}.{fmt}"
         tmp = path.with_name(f".{path.name}.tmp")
