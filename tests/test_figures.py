@@ -73,15 +73,28 @@ def test_talk_version_is_the_same_drawing_at_slide_size_with_its_footer(tmp_path
     assert book_sizes and all(any(abs(t - b * ratio) < 0.05 for t in sizes) for b in book_sizes), (book_sizes, sizes)
 
 
-def test_a_figure_that_cannot_be_kept_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    import matplotlib.ticker
+def test_a_figure_with_notebook_functions_is_kept_and_made_elsewhere(tmp_path: Path):
+    """Tick formatters and secondary axes defined in the notebook (lambdas in __main__) travel with
+    the kept drawing, so another process makes its PDF and talk version."""
+    script = SCRIPT.replace('ax.legend()', 'ax.legend()\nk = 3.0\n'
+                            'import matplotlib.ticker as t\nax.xaxis.set_major_formatter(t.FuncFormatter(lambda v, _: f"{v:g}"))\n'
+                            'ax.secondary_xaxis("top", functions=(lambda x: x * k, lambda y: y / k))')
+    env = {**os.environ, "ANALYSIS_FIGURES_DIR": str(tmp_path / "figures")}
+    subprocess.run([str(PY), "-c", script], cwd=ROOT, env=env, check=True)
+    subprocess.run([str(PY), "-m", "analysis", "figures", "--style", "all", "--figures", str(tmp_path / "figures"),
+                    "--out", str(tmp_path / "talk")], cwd=ROOT, env={**env, "ANALYSIS_BOOK_URL": ""}, check=True,
+                   capture_output=True)
+    assert (tmp_path / "figures" / "det-test.pdf").stat().st_size > 0
+    assert (tmp_path / "talk" / "det-test.svg").stat().st_size > 0
 
+
+def test_a_figure_that_cannot_be_kept_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("ANALYSIS_FIGURES_DIR", str(tmp_path / "figures"))
     fig, ax = figures.new()
     ax.plot([1, 2], [1, 2])
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    with pytest.raises(ValueError, match="figure lam cannot be kept.*lambda"):
-        figures.save(fig, "lam", title="t", caption="c", alt="a", chapter="c", source_note="s")
+    fig.held = (x for x in range(3))  # a generator cannot be pickled
+    with pytest.raises(ValueError, match="figure gen cannot be kept for its PDF and talk version"):
+        figures.save(fig, "gen", title="t", caption="c", alt="a", chapter="c", source_note="s")
 
 
 def test_registry_entry_and_metadata(tmp_path: Path):

@@ -179,15 +179,16 @@ def keep_source(fig: plt.Figure, fig_id: str, figures: Path) -> Path:
     """Keep the drawn figure (a pickle) so its PDF and talk version can be made without the notebook."""
     import pickle
 
+    import cloudpickle  # functions defined in the notebook (tick formatters, a secondary axis's) by value
+
     folder = source_dir(figures)
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        data = pickle.dumps(fig, protocol=5)
+        data = cloudpickle.dumps(fig, protocol=5)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
-        raise ValueError(f"figure {fig_id} cannot be kept for its PDF and talk version ({exc}): a lambda or "
-                         "local function in the figure (a tick formatter, say) cannot be pickled; use a "
-                         "module-level function or a format string (matplotlib.ticker.StrMethodFormatter)"
-                         ) from None
+        raise ValueError(f"figure {fig_id} cannot be kept for its PDF and talk version ({exc}): something "
+                         "in the figure cannot be pickled (an open file or a generator, say); keep only data "
+                         "and functions in it") from None
     path = folder / f"{fig_id}.pickle"
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(data)
