@@ -147,7 +147,6 @@ def copy_project(dst: Path) -> None:
 
 def build(project: Path, seeds: Path) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
-    env["ANALYSIS_TALK_FIGURES"] = "off"
     t0 = time.perf_counter()
     proc = subprocess.run(["make", "--no-print-directory", "book", f"SEEDS={seeds}"], cwd=project, env=env,
                           capture_output=True, text=True)

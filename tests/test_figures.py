@@ -76,8 +76,8 @@ def test_talk_version_is_the_same_drawing_at_slide_size_with_its_footer(tmp_path
 def test_a_figure_with_notebook_functions_is_kept_and_made_elsewhere(tmp_path: Path):
     """Tick formatters and secondary axes defined in the notebook (lambdas in __main__) travel with
     the kept drawing, so another process makes its PDF and talk version."""
-    script = SCRIPT.replace('ax.legend()', 'ax.legend()\nk = 3.0\n'
-                            'import matplotlib.ticker as t\nax.xaxis.set_major_formatter(t.FuncFormatter(lambda v, _: f"{v:g}"))\n'
+    script = SCRIPT.replace('ax.legend()', 'ax.legend()\nk = 3.0\nimport matplotlib.ticker as t\n'
+                            'ax.xaxis.set_major_formatter(t.FuncFormatter(lambda v, _: f"{v:g}"))\n'
                             'ax.secondary_xaxis("top", functions=(lambda x: x * k, lambda y: y / k))')
     env = {**os.environ, "ANALYSIS_FIGURES_DIR": str(tmp_path / "figures")}
     subprocess.run([str(PY), "-c", script], cwd=ROOT, env=env, check=True)
