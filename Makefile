@@ -57,15 +57,16 @@ endef
 book-locked: venv validate $(URL_STAMP)
 	$(call build_steps,)
 
-## make book-all: the complete book, as published and as make test checks it: make book plus every
-## figure's PDF and talk version (make figures STYLE=all), offered in the gallery
+## make book-all: the complete book, as published: make book plus every figure's PDF and talk version
+## (make figures STYLE=all), offered in the gallery
 book-all: venv
 	$(call locked,$(MAKE) --no-print-directory book-all-locked)
 book-all-locked: venv validate $(URL_STAMP)
 	$(call build_steps,all)
 
-## make test: the complete book's set-up and build, then lint and the whole test suite
-test: book-all lint browser-deps
+## make test: the same set-up and build, then lint and the whole test suite (which makes the figures'
+## other files from a few kept drawings, and checks the talk version of every figure can be made)
+test: book lint browser-deps
 	$(PY) -m pytest -q
 
 # Debian's chromium for the browser tests (never a downloaded browser build), and axe-core for the
