@@ -22,8 +22,9 @@ def test_registry_and_files_agree():
     entries = figures.registry(STAGE / "figures")
     assert len(entries) >= 5
     for e in entries:
-        for ext in ("svg", "png", "pdf"):
+        for ext in ("svg", "png"):  # what a notebook writes (the PDF is made on request: test_figure_files)
             assert (STAGE / "figures" / f"{e['id']}.{ext}").stat().st_size > 0, (e["id"], ext)
+        assert (STAGE / "figure-src" / f"{e['id']}.pickle").stat().st_size > 0, (e["id"], "kept drawing")
         for field in ("title", "caption", "alt", "chapter", "notebook"):
             assert e[field].strip(), (e["id"], field)
         assert e["sources"] or e["source_note"], e["id"]
@@ -58,8 +59,10 @@ def test_gallery_lists_every_figure_with_downloads_and_citation():
     html = (ROOT / "_build" / "html" / "reference" / "figures.html").read_text(encoding="utf-8")
     for e in figures.registry(STAGE / "figures"):
         assert f'id="gallery-{e["id"]}"' in html, e["id"]
-        for ext in ("svg", "png", "pdf"):
+        for ext in ("svg", "png"):
             assert f"{e['id']}.{ext}" in html, (e["id"], ext)
+        # the PDF is offered exactly when it has been made
+        assert (f"{e['id']}.pdf" in html) == (STAGE / "figures" / f"{e['id']}.pdf").exists(), (e["id"], "pdf")
     assert "Cite this figure" in html and "howpublished" in html
 
 

@@ -88,9 +88,9 @@ def to_talk(fig: Any) -> None:
             fig.tight_layout()
 
 
-def _render_one(job: tuple[str, str, str, str, str]) -> str:
+def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
     """Write one kept figure's files in `style`; returns its id."""
-    src_s, entry_s, out_s, style, url = job
+    src_s, entry_s, out_s, style, url, formats = job
     import matplotlib
 
     matplotlib.use("Agg")
@@ -109,9 +109,9 @@ def _render_one(job: tuple[str, str, str, str, str]) -> str:
             to_talk(fig)
             talk = {**entry, "style": "talk", "source_sha256": digest(Path(entry_s).parent, entry["id"]),
                     "book_url": url}
-            figures.write_files(fig, out, talk, FORMATS)
+            figures.write_files(fig, out, talk, formats)
         else:
-            figures.write_files(fig, out, entry, ("pdf",))
+            figures.write_files(fig, out, entry, formats, write_entry=False)
             if url:  # the sharing card of a published page
                 figures.thumbnail(out / f"{entry['id']}.png", out / "thumbs" / f"{entry['id']}.png")
     finally:
@@ -120,16 +120,16 @@ def _render_one(job: tuple[str, str, str, str, str]) -> str:
 
 
 def render(style: str, figures_dir: Path, talk_dir: Path, url: str, jobs: int | None = None,
-           ids: Sequence[str] | None = None) -> list[str]:
-    """Make the files of `style` ("book": PDFs; "talk": talk versions; "all": both) for every kept
-    figure of `figures_dir` (or only `ids`) whose files are not current. Returns the ids rendered."""
+           ids: Sequence[str] | None = None, talk_formats: Sequence[str] = FORMATS) -> list[str]:
+    """Make the files of `style` ("book": PDFs; "talk": talk versions in `talk_formats`; "all": both) for
+    every kept figure of `figures_dir` (or only `ids`) whose files are not current. Returns the ids made."""
     from analysis.book.figures import registry, source_dir
 
     if style not in (*STYLES, "all"):
         raise ValueError(f"unknown figure style {style!r}; known: {', '.join((*STYLES, 'all'))}")
     styles = STYLES if style == "all" else (style,)
     src_dir = source_dir(figures_dir)
-    work: list[tuple[str, str, str, str, str]] = []
+    work: list[tuple[str, str, str, str, str, tuple[str, ...]]] = []
     for e in registry(figures_dir):
         fid = e["id"]
         if ids is not None and fid not in ids:
@@ -143,14 +143,14 @@ def render(style: str, figures_dir: Path, talk_dir: Path, url: str, jobs: int | 
                 done = (figures_dir / f"{fid}.pdf").exists() and (
                     not url or (figures_dir / "thumbs" / f"{fid}.png").exists())
                 if not done:
-                    work.append((str(src), entry, str(figures_dir), "book", url))
+                    work.append((str(src), entry, str(figures_dir), "book", url, ("pdf",)))
             else:
                 talk_json = talk_dir / f"{fid}.json"
                 done = talk_json.exists() and talk_current(json.loads(talk_json.read_text(encoding="utf-8")),
                                                            figures_dir, url) \
-                    and all((talk_dir / f"{fid}.{x}").exists() for x in FORMATS)
+                    and all((talk_dir / f"{fid}.{x}").exists() for x in talk_formats)
                 if not done:
-                    work.append((str(src), entry, str(talk_dir), "talk", url))
+                    work.append((str(src), entry, str(talk_dir), "talk", url, tuple(talk_formats)))
     if not work:
         return []
     workers = min(len(work), jobs or len(os.sched_getaffinity(0)))

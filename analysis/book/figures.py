@@ -196,7 +196,8 @@ def keep_source(fig: plt.Figure, fig_id: str, figures: Path) -> Path:
     return path
 
 
-def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequence[str]) -> None:
+def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequence[str],
+                write_entry: bool = True) -> None:
     """Write `fig` as `formats` (svg, png at 300 dpi, pdf) plus its registry entry into `out`, in the
     style `entry["style"]` names (a talk figure gets its footer first). Byte-reproducible; each file is
     written under a temporary name and renamed, so an interrupted write leaves no half-written file."""
@@ -221,7 +222,11 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
         tmp = path.with_name(f".{path.name}.tmp")
         fig.savefig(tmp, format=fmt, **options[fmt])
         tmp.replace(path)
-    (out / f"{fig_id}.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if write_entry:
+        path = out / f"{fig_id}.json"
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(path)
 
 
 FOOTER_GID = "figure-footer"
