@@ -115,8 +115,10 @@ publish: venv
 pdf: book browser-deps
 	$(call locked,$(PY) -m analysis pdf)
 
-# CI: after restoring _build from its cache, mark the executed notebooks up to date if their recorded
-# inputs (pins, analysis/, data/, the seed files) equal this checkout's (a checkout re-stamps every file)
+# CI: after restoring _build from a cache (this commit's or an earlier one's), mark up to date each
+# executed notebook whose own recorded inputs (its source, the modules and data files its .d lists,
+# the runner, the pins, the seed files) equal this checkout's, with its outputs (a checkout re-stamps
+# every file); make re-runs the others. It prints how many were restored and which will re-run.
 cache-restored: venv
 	$(PY) -m analysis cache restore
 corpus: export SEEDS_DIR = $(value SEEDS)
