@@ -178,6 +178,12 @@ params: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
 params: venv
 	$(PY) -m analysis params --from-env
 
+## make bench [ROWS=cold,noop,touch]: build timings, in a temporary copy of the checkout (bench/build.sh);
+## the table also goes to _build/bench/build.txt. The build lock is held only while it copies.
+# ROWS is data like NB and PARAMS: not exported under its own name (make would expand it), it reaches
+# the script as raw text in BENCH_ROWS, which checks every row name against its list.
+unexport ROWS
+bench: export BENCH_ROWS = $(value ROWS)
 bench: venv
 	bash bench/build.sh
 
