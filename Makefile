@@ -133,8 +133,10 @@ publish: venv
 pdf: book browser-deps
 	$(call locked,$(PY) -m analysis pdf)
 
-# CI: after restoring _build from its cache, mark the executed notebooks up to date if their recorded
-# inputs (pins, analysis/, data/, the seed files) equal this checkout's (a checkout re-stamps every file)
+# CI: after restoring _build from a cache (this commit's or an earlier one's), mark up to date each
+# executed notebook whose own recorded inputs (its source, the modules and data files its .d lists,
+# the runner, the pins, the seed files) equal this checkout's, with its outputs (a checkout re-stamps
+# every file); make re-runs the others. It prints how many were restored and which will re-run.
 cache-restored: venv
 	$(PY) -m analysis cache restore
 corpus: export SEEDS_DIR = $(value SEEDS)
@@ -200,6 +202,12 @@ params: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
 params: venv
 	$(PY) -m analysis params --from-env
 
+## make bench [ROWS=cold,noop,touch]: build timings, in a temporary copy of the checkout (bench/build.sh);
+## the table also goes to _build/bench/build.txt. The build lock is held only while it copies.
+# ROWS is data like NB and PARAMS: not exported under its own name (make would expand it), it reaches
+# the script as raw text in BENCH_ROWS, which checks every row name against its list.
+unexport ROWS
+bench: export BENCH_ROWS = $(value ROWS)
 bench: venv
 	bash bench/build.sh
 

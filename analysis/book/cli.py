@@ -29,9 +29,9 @@
   url [--require] [--stamp F]   check the published URL ($ANALYSIS_BOOK_URL from make, else $BOOK_URL);
                                 --require: refuse a build without one (make publish); --stamp: record it in F
   citation                      check CITATION.cff (CFF 1.2.0 schema, title/authors/licences) and print it
-  cache save|restore            (build) save: record the inputs of the notebooks just executed (make book runs
-                                it); restore (CI, after restoring _build from a cache): mark the executed
-                                notebooks up to date if the recorded inputs equal this checkout's
+  cache save|restore            (build) save: record, per executed notebook, a digest of its inputs (make book
+                                runs it); restore (CI, after restoring _build from a cache): mark up to date
+                                the notebooks whose recorded inputs equal this checkout's; make re-runs the rest
   pdf                           build the one-page HTML and print it to _build/pdf/book.pdf (Debian's chromium)
 """
 
