@@ -105,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("pdf")
     args = ap.parse_args(args_in)
 
-    from analysis.book import interrupt, runner
+    # the runner (and through it pandas and pandera) only for the commands that run notebooks: a no-op
+    # make book calls this command line twice (url --stamp, cache save), each in well under a second
+    from analysis.book import interrupt
 
     interrupt.install()
     try:
@@ -132,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "identify":
             return _identify(args.seeds, args.review, args.limit)
         elif args.cmd == "params":
+            from analysis.book import runner
+
             name = os.environ.get("ANALYSIS_RUN_NOTEBOOK", "") if args.from_env else args.notebook
             if not name:
                 raise runner.ParameterError("name the notebook: make params NB=<name>")
@@ -140,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             for prm in runner.parameters(md).values():
                 print(f"{prm.name:<26} {prm.type:<6} {prm.default!s:<14} {prm.unit:<18} {prm.range:<34} {prm.source}")
         elif args.cmd == "run":
+            from analysis.book import runner
+
             name, pairs = args.notebook, args.pairs
             if args.from_env:
                 name = os.environ.get("ANALYSIS_RUN_NOTEBOOK", "")
@@ -159,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
             runner.run_into(md, out, overrides)
             print(f"wrote {out}")
         elif args.cmd == "execute":
+            from analysis.book import runner
+
             name = args.src.stem
             started = time.monotonic()
             runner.execute(args.src, args.out, figures=args.figures, outputs=args.outputs,
@@ -211,7 +219,11 @@ def main(argv: list[str] | None = None) -> int:
             from analysis.book import pdf
 
             return pdf.make_pdf()
-    except (DataError, runner.ParameterError, runner.NotebookError, ValueError) as exc:
+    except Exception as exc:
+        loaded = sys.modules.get("analysis.book.runner")  # its errors can only come from it once it is loaded
+        # (runner.ParameterError is a ValueError)
+        if not isinstance(exc, (DataError, ValueError, *((loaded.NotebookError,) if loaded else ()))):
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
