@@ -133,3 +133,20 @@ def test_talk_style_is_larger(monkeypatch: pytest.MonkeyPatch):
     w, h = fig.get_size_inches()
     assert abs(w / h - 16 / 9) < 0.01
     assert figures.STYLES["talk"]["font"] > figures.STYLES["book"]["font"] >= 11
+
+
+def test_the_written_out_theme_is_what_seaborn_sets():
+    """figures.use_style applies seaborn's whitegrid theme without importing seaborn: the same rcParams."""
+    import matplotlib as mpl
+    import seaborn as sns
+
+    mpl.rcdefaults()
+    sns.set_theme(style="whitegrid", palette=figures.PALETTE, font="DejaVu Sans")
+    want = dict(mpl.rcParams)
+    mpl.rcdefaults()
+    mpl.rcParams.update(figures.SEABORN_WHITEGRID)
+    mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=[mpl.colors.to_rgb(c) for c in figures.PALETTE])
+    got = dict(mpl.rcParams)
+    mpl.rcdefaults()
+    differ = {k: (got[k], want[k]) for k in want if got[k] != want[k] and k != "image.cmap"}
+    assert not differ, differ

@@ -29,7 +29,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import seaborn as sns  # noqa: E402
+from cycler import cycler  # noqa: E402
 
 from analysis.data.markup import md_text  # noqa: E402
 from analysis.data.paths import figures_dir  # noqa: E402
@@ -71,10 +71,65 @@ def style_name() -> str:
     return name
 
 
+# seaborn's theme as `sns.set_theme(style="whitegrid", palette=PALETTE, font="DejaVu Sans")` sets it, written
+# out: importing seaborn imports scipy.stats, about a second of every notebook's start, and the book only
+# needs its theme here (tests/test_figures.py checks these equal what seaborn sets; seaborn's default
+# colormap, which no figure uses, is left out). A notebook that plots with seaborn imports it itself.
+SEABORN_WHITEGRID: dict[str, Any] = {
+    'axes.axisbelow': True,
+    'axes.edgecolor': '.8',
+    'axes.facecolor': 'white',
+    'axes.grid': True,
+    'axes.labelcolor': '.15',
+    'axes.labelsize': 12.0,
+    'axes.linewidth': 1.25,
+    'axes.spines.bottom': True,
+    'axes.spines.left': True,
+    'axes.spines.right': True,
+    'axes.spines.top': True,
+    'axes.titlesize': 12.0,
+    'figure.facecolor': 'white',
+    'font.family': ['DejaVu Sans'],
+    'font.sans-serif': ['Arial', 'DejaVu Sans', 'Liberation Sans', 'Bitstream Vera Sans', 'sans-serif'],
+    'font.size': 12.0,
+    'grid.color': '.8',
+    'grid.linestyle': '-',
+    'grid.linewidth': 1.0,
+    'legend.fontsize': 11.0,
+    'legend.title_fontsize': 12.0,
+    'lines.linewidth': 1.5,
+    'lines.markersize': 6.0,
+    'lines.solid_capstyle': 'round',
+    'patch.edgecolor': 'w',
+    'patch.force_edgecolor': True,
+    'patch.linewidth': 1.0,
+    'text.color': '.15',
+    'xtick.bottom': False,
+    'xtick.color': '.15',
+    'xtick.direction': 'out',
+    'xtick.labelsize': 11.0,
+    'xtick.major.size': 6.0,
+    'xtick.major.width': 1.25,
+    'xtick.minor.size': 4.0,
+    'xtick.minor.width': 1.0,
+    'xtick.top': False,
+    'ytick.color': '.15',
+    'ytick.direction': 'out',
+    'ytick.labelsize': 11.0,
+    'ytick.left': False,
+    'ytick.major.size': 6.0,
+    'ytick.major.width': 1.25,
+    'ytick.minor.size': 4.0,
+    'ytick.minor.width': 1.0,
+    'ytick.right': False,
+}
+
+
 def use_style() -> None:
-    """Apply the book style (or the talk style) to matplotlib and seaborn."""
+    """Apply the book style (or the talk style): seaborn's whitegrid theme, the palette, the sizes."""
     s = STYLES[style_name()]
-    sns.set_theme(style="whitegrid", palette=PALETTE, font="DejaVu Sans")
+    plt.rcParams.update(SEABORN_WHITEGRID)  # type: ignore[arg-type]  # rcParams' keys are typed literals
+    plt.rcParams["axes.prop_cycle"] = cycler(color=[matplotlib.colors.to_rgb(c) for c in PALETTE])
     plt.rcParams["font.sans-serif"] = ["DejaVu Sans", "Bitstream Vera Sans", "Arial", "Helvetica", "sans-serif"]
     plt.rcParams.update(
         {

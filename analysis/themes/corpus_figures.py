@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
+import seaborn as sns  # its heatmap and colour palettes (the book style needs no seaborn import)
 
 from analysis.book import figures
 from analysis.data import hardware as hw
