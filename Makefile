@@ -66,8 +66,10 @@ book-all-locked: venv validate $(URL_STAMP)
 
 ## make test: the same set-up and build, then lint and the whole test suite (which makes the figures'
 ## other files from a few kept drawings, and checks the talk version of every figure can be made)
+# over every core (pytest-xdist); the tests of one xdist_group (a shared rebuild, the browser sweep,
+# the payload build) stay on one worker. The inner loop is `pytest -m "not slow"` (README, "Tests").
 test: book lint browser-deps
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(NPROC) --dist loadgroup
 
 # Debian's chromium for the browser tests (never a downloaded browser build), and axe-core for the
 # accessibility checks: the pinned npm release (npm checks its integrity), unpacked into tests/vendor/

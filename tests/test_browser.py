@@ -37,6 +37,8 @@ PHONE = {"width": 390, "height": 844}
 
 pytestmark = [
     pytest.mark.skipif(not (HTML / ".built").exists(), reason="the book has not been built: run `make book`"),
+    pytest.mark.slow, pytest.mark.browser,
+    pytest.mark.xdist_group("browser"),  # one browser and one sweep of every page, on one worker
 ]
 
 

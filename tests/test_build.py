@@ -1,22 +1,33 @@
-"""The build pipeline end to end, on scratch copies of the project.
+"""The build pipeline end to end, on scratch copies of the project, and the data checks that stop it.
 
-These tests need the book built once (``make test`` builds it before running pytest).
+The end-to-end tests need the book built once (``make test`` builds it before running pytest). The
+bad-data cases run the validation ``make book`` starts with (``python -m analysis validate``) on a
+corrupted copy of data/, in this process; one of them also goes through a whole ``make book``, for
+what only the build shows: the same message, no notebook run after it, the last good HTML kept.
 """
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import FAILING_NB, ROOT, make, tree_hash
+from conftest import FAILING_NB, ROOT, SEEDS, make, tree_hash
 
 BUILT = ROOT / "_build" / "html" / ".built"
+needs_book = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
 
-pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
+
+def end_to_end(test):  # type: ignore[no-untyped-def]
+    """A whole `make book` in a copy of the project that holds the current build."""
+    return needs_book(pytest.mark.slow(pytest.mark.e2e(test)))
+
 
 _tree_hash = tree_hash
 
 
+@end_to_end
 def test_failing_notebook_stops_build_and_keeps_old_html(scratch: Path):
     (scratch / "analysis" / "notebooks" / "zz-fail.md").write_text(FAILING_NB)
     before = _tree_hash(scratch / "_build" / "html")
@@ -81,10 +92,63 @@ CORRUPTIONS = {
 }
 
 
+def _clear_caches() -> None:
+    for name, mod in list(sys.modules.items()):
+        if name == "analysis" or name.startswith("analysis."):
+            for value in list(vars(mod).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+def _validate(data: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What `python -m analysis validate` (analysis/book/cli.py) prints for the data folder `data`
+    (its ANALYSIS_DATA_DIR), run in this process: one line per file, "error: ..." where it stops."""
+    from analysis.book.cli import data_owners
+    from analysis.data import paths, validate
+
+    validate.all_checks(data_owners())  # every module that owns a data file, imported before DATA moves
+    for name, mod in list(sys.modules.items()):
+        if (name == "analysis" or name.startswith("analysis.")) and getattr(mod, "DATA", None) == paths.DATA:
+            monkeypatch.setattr(mod, "DATA", data)
+    monkeypatch.setenv("ANALYSIS_DATA_DIR", str(data))
+    monkeypatch.setenv("SEEDS_DIR", str(SEEDS))
+    _clear_caches()  # loaders that keep a file's table (functools caches) read the copy
+    lines = []
+    try:
+        for line in validate.validate_all(data_owners()):
+            lines.append(line)
+    except ValueError as exc:  # DataError is one; the command line prints each as "error: ..." and exits 2
+        lines.append(f"error: {exc}")
+    finally:
+        _clear_caches()
+    return "\n".join(lines)
+
+
+def _corrupted(tmp_path: Path, case: str) -> tuple[Path, str]:
+    corrupt, expected = CORRUPTIONS[case]
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    corrupt(tmp_path)
+    return tmp_path / "data", expected
+
+
 @pytest.mark.parametrize("case", sorted(CORRUPTIONS))
-def test_bad_data_stops_build_before_notebooks(scratch: Path, case: str):
+def test_bad_data_fails_validation_naming_file_row_and_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              case: str):
+    data, expected = _corrupted(tmp_path, case)
+    out = _validate(data, monkeypatch)
+    assert "\nerror: " in "\n" + out, out[-2000:]
+    assert expected in out.rsplit("error: ", 1)[1], out[-2000:]
+    assert "header, column" not in out or "header" in expected, "a cell's coercion error is reported once"
+
+
+@end_to_end
+def test_bad_data_stops_build_before_notebooks(scratch: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """One corruption through a whole `make book`: the message of the validation above, no notebook
+    run after it, the last good HTML unchanged."""
+    case = "papers-duplicate-key"
     corrupt, expected = CORRUPTIONS[case]
     corrupt(scratch)
+    assert expected in _validate(scratch / "data", monkeypatch)
     (scratch / "analysis" / "notebooks" / "zz-fail.md").write_text(FAILING_NB)
     before = _tree_hash(scratch / "_build" / "html")
     proc = make(scratch, "book")
@@ -96,6 +160,7 @@ def test_bad_data_stops_build_before_notebooks(scratch: Path, case: str):
     assert _tree_hash(scratch / "_build" / "html") == before
 
 
+@end_to_end
 def test_malformed_bibtex_stops_build_and_keeps_old_html(scratch: Path):
     bib = scratch / "references.bib"
     bib.write_text(bib.read_text() + "\n@article{broken,\n  title = {unclosed,\n")

@@ -1,25 +1,29 @@
 """Fault injection: the build fails fast, can be interrupted from every side, runs one at a time,
 and leaves the last good HTML and no temporary files behind.
 
-Each test works on a scratch copy of the project (``conftest.scratch``) that already holds the
-book's build, so only what a test changes is executed again. Every build here runs with its own
-``TMPDIR`` so that leftover temporary folders can be counted.
+The fault tests work on a scratch copy of the project (``conftest.scratch``) that already holds the
+book's build, so only what a test changes is executed again. The last three check one sequence of
+builds of one copy (``conftest.rebuild``, tests/builds.py), which tests/test_reproducible.py shares:
+every notebook executed again, Sphinx interrupted, two builds at once, and the edits reverted.
+Every build here runs with its own ``TMPDIR`` so that leftover temporary folders can be counted.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import threading
 import time
 from pathlib import Path
 
 import pytest
+from builds import EDITED, SENTENCE, Build, Rebuild
 from conftest import NB_FRONT_MATTER, ROOT, tree_hash
 
 BUILT = ROOT / "_build" / "html" / ".built"
-pytestmark = pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first")
+pytestmark = [pytest.mark.skipif(not BUILT.exists(), reason="the book has not been built: run `make book` first"),
+              pytest.mark.slow, pytest.mark.e2e]
+# the sequence of rebuilds: one copy, on one xdist worker, step after step
+in_sequence = pytest.mark.xdist_group("rebuild")
 
 
 def _nb(body: str) -> str:
@@ -48,75 +52,6 @@ SLEEPING = _nb("import os, pathlib, time\npathlib.Path(os.environ['FAULT_MARKER'
 
 
 _tree_hash = tree_hash
-
-
-class Build:
-    """`make <targets>` in its own session (so its whole process group can be signalled and
-    checked for survivors), output collected by a thread."""
-
-    def __init__(self, cwd: Path, tmp: Path, *targets: str, extra_env: dict[str, str] | None = None):
-        tmp.mkdir(parents=True, exist_ok=True)
-        self.tmp = tmp
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
-        env["ANALYSIS_TALK_FIGURES"] = "off"  # scratch builds skip the talk figures
-        env.update({"TMPDIR": str(tmp), "FAULT_MARKER": str(tmp.parent / f"{tmp.name}.marker")})
-        env.update(extra_env or {})
-        self.marker = Path(env["FAULT_MARKER"])
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(["make", "--no-print-directory", *targets], cwd=cwd, env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
-        self.out: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.out.append(line)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.out)
-
-    def wait_for(self, predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if predicate():
-                return
-            if self.proc.poll() is not None:
-                raise AssertionError(f"make ended before {what}:\n{self.text[-3000:]}")
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}:\n{self.text[-3000:]}")
-
-    def wait(self, timeout: float) -> tuple[int, float]:
-        try:
-            code = self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"make still running after {timeout} s:\n{self.text[-3000:]}") from None
-        self._reader.join(timeout=5)
-        return code, time.monotonic() - self.started
-
-    def survivors(self, grace_s: float = 10.0) -> bool:
-        """Whether any process of the build's group is still alive after `grace_s` seconds."""
-        end = time.monotonic() + grace_s
-        while time.monotonic() < end:
-            try:
-                os.killpg(self.proc.pid, 0)
-            except ProcessLookupError:
-                return False
-            time.sleep(0.2)
-        return True
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    def leftovers(self) -> list[str]:
-        return sorted(p.name for p in self.tmp.iterdir())
 
 
 @pytest.mark.parametrize("case, source, fragment", [
@@ -153,9 +88,10 @@ def test_interrupt_during_notebooks_stops_everything(scratch: Path, tmp_path: Pa
     else:
         os.killpg(build.proc.pid, signal.SIGINT)
     interrupted = time.monotonic()
-    code, _ = build.wait(timeout=30)
+    code, _ = build.wait(timeout=60)
     assert code != 0
-    assert time.monotonic() - interrupted < 15, "make took too long to stop"
+    # within seconds, not after the notebook's 600 s sleep (generous: the other cores may be busy)
+    assert time.monotonic() - interrupted < 30, "make took too long to stop"
     assert not build.survivors(), f"after {how}, processes of the build still run:\n{build.text[-2000:]}"
     assert build.leftovers() == [], "the interrupted build left temporary files"
     assert _tree_hash(scratch / "_build" / "html") == before
@@ -166,50 +102,44 @@ def test_interrupt_during_notebooks_stops_everything(scratch: Path, tmp_path: Pa
     assert code == 0, again.text[-3000:]
 
 
-def test_ctrl_c_during_html_then_next_build_succeeds(scratch: Path, tmp_path: Path) -> None:
-    chapter = scratch / "chapters" / "methods.md"
-    chapter.write_text(chapter.read_text() + "\nA sentence added by the interrupt test.\n")
-    before = _tree_hash(scratch / "_build" / "html")
-    build = Build(scratch, tmp_path / "tmp", "book")
-    build.wait_for(lambda: "writing output" in build.text, 600, "Sphinx to write its output")
-    os.killpg(build.proc.pid, signal.SIGINT)
-    code, _ = build.wait(timeout=30)
-    assert code != 0
-    assert not build.survivors()
-    assert _tree_hash(scratch / "_build" / "html") == before, "an interrupted build changed the last good HTML"
-    again = Build(scratch, tmp_path / "tmp2", "book")
-    code, _ = again.wait(timeout=600)
-    assert code == 0, again.text[-3000:]
-    assert "A sentence added by the interrupt test." in (scratch / "_build" / "html" / "chapters" /
-                                                         "methods.html").read_text()
+def _ok(step: dict) -> None:
+    assert "error" not in step, step["error"]
 
 
-def test_two_builds_at_once_run_one_after_the_other(scratch: Path, tmp_path: Path) -> None:
-    (scratch / "analysis" / "notebooks" / "corpus-overview.md").touch()
-    first = Build(scratch, tmp_path / "a", "book")
-    time.sleep(1.0)
-    second = Build(scratch, tmp_path / "b", "book")
-    code1, _ = first.wait(timeout=900)
-    code2, _ = second.wait(timeout=900)
-    assert code1 == 0 and code2 == 0, first.text[-2000:] + second.text[-2000:]
+@in_sequence
+def test_ctrl_c_during_html_then_next_build_succeeds(rebuild: Rebuild) -> None:
+    interrupted = rebuild.interrupted()
+    _ok(interrupted)
+    assert interrupted["code"] != 0
+    assert not interrupted["survivors"]
+    assert interrupted["html"] == rebuild.reference, "an interrupted build changed the last good HTML"
+    again = rebuild.concurrent()  # the next build (the first of two at once)
+    _ok(again)
+    assert again["code1"] == 0, again["first"].text[-3000:]
+    assert SENTENCE in again["methods"]
+
+
+@in_sequence
+def test_two_builds_at_once_run_one_after_the_other(rebuild: Rebuild) -> None:
+    step = rebuild.concurrent()
+    _ok(step)
+    first, second = step["first"], step["second"]
+    assert step["code1"] == 0 and step["code2"] == 0, first.text[-2000:] + second.text[-2000:]
     assert "another build of this checkout holds .build.lock; waiting" in second.text
     executed = (first.text + second.text).count("executed analysis/notebooks/corpus-overview.md")
     assert executed == 1, "the notebook ran twice"
 
 
-def test_incremental_build_equals_clean_build(scratch: Path, tmp_path: Path) -> None:
-    """Edit a chapter and a notebook, build, revert both, build: the same bytes as the book's own build."""
-    reference = _tree_hash(scratch / "_build" / "html")
-    chapter = scratch / "chapters" / "corpus.md"
-    text = chapter.read_text()
-    chapter.write_text(text + "\nZyzzogeton is a word found nowhere else in the book.\n")
-    build = Build(scratch, tmp_path / "a", "book")
-    code, _ = build.wait(timeout=900)
-    assert code == 0, build.text[-3000:]
-    assert "zyzzogeton" in (scratch / "_build" / "html" / "searchindex.js").read_text().lower()
-    chapter.write_text(text)
-    build = Build(scratch, tmp_path / "b", "book")
-    code, _ = build.wait(timeout=900)
-    assert code == 0, build.text[-3000:]
-    assert "zyzzogeton" not in (scratch / "_build" / "html" / "searchindex.js").read_text().lower()
-    assert _tree_hash(scratch / "_build" / "html") == reference
+@in_sequence
+def test_incremental_build_equals_clean_build(rebuild: Rebuild) -> None:
+    """Every notebook executed again and two chapters edited, built (after the interrupted build, a
+    second build waiting), both edits reverted, built: the same bytes as the book's own build."""
+    assert all(text not in rebuild.originals[name] for name, text in EDITED.items())
+    edited = rebuild.concurrent()
+    _ok(edited)
+    assert "zyzzogeton" in edited["searchindex"]
+    step = rebuild.reverted()
+    _ok(step)
+    assert step["code"] == 0, step["build"].text[-3000:]
+    assert "zyzzogeton" not in step["searchindex"]
+    assert step["html"] == rebuild.reference

@@ -116,6 +116,7 @@ def _tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_rerun_with_other_parameters_changes_outputs_not_the_book(tmp_path: Path):
     before = _tree(ROOT / "_build" / "book")
     out = tmp_path / "run"

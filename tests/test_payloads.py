@@ -12,7 +12,6 @@ import csv
 import functools
 import http.server
 import io
-import os
 import re
 import subprocess
 import threading
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, make_env
 from test_browser import CHROMIUM, _QuietHandler
 
 pytestmark = pytest.mark.skipif(not (ROOT / "_build" / "html" / ".built").exists(),
@@ -85,6 +84,9 @@ def _inject_yaml(path: Path) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.e2e
+@pytest.mark.xdist_group("payloads")  # a whole rebuild and a browser sweep: a worker of its own
 def test_script_payloads_in_every_data_file_never_run(scratch: Path):
     injected = {}
     for path in sorted((scratch / "data").iterdir()):
@@ -93,9 +95,7 @@ def test_script_payloads_in_every_data_file_never_run(scratch: Path):
         elif path.suffix == ".yml":
             injected[path.name] = _inject_yaml(path)
     assert injected["papers.csv"] > 1000 and injected["themes.yml"] >= 20, injected
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
-    env["ANALYSIS_TALK_FIGURES"] = "off"  # scratch builds skip the talk figures
-    proc = subprocess.run(["make", "--no-print-directory", "book"], cwd=scratch, env=env, capture_output=True,
+    proc = subprocess.run(["make", "--no-print-directory", "book"], cwd=scratch, env=make_env(), capture_output=True,
                           text=True, timeout=3000)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     html = scratch / "_build" / "html"

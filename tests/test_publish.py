@@ -85,6 +85,7 @@ def test_publish_needs_a_url():
         publish.check_url("", required=True)
 
 
+@pytest.mark.e2e
 def test_make_publish_refuses_without_url_or_with_a_placeholder(tmp_path: Path):
     marker = tmp_path / "ran"
     for args, message in (

@@ -147,6 +147,7 @@ def later():
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 def test_notebooks_rerun_only_for_modules_they_import(scratch: Path):
     def pending() -> set[str]:
         proc = make(scratch, "-n", "notebooks")
@@ -179,8 +180,10 @@ INJECTIONS = [
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("params", INJECTIONS)
-def test_make_run_params_are_never_executed(scratch: Path, params: str):
+def test_make_run_params_are_never_executed(scratch_sources: Path, params: str):
+    scratch = scratch_sources
     nb_file = scratch / "tiny.md"
     nb_file.write_text(NB)
     proc = make(scratch, "run", "NB=tiny.md", f"PARAMS={params}")
@@ -252,7 +255,10 @@ label: str = "a b"  # words | /[a-z ]+/ | test
     return md
 
 
-def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch: Path):
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch_sources: Path):
+    scratch = scratch_sources
     _tiny(scratch, "assert label == 'north america' and price_usd == 2.5, (label, price_usd)")
     proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5 label='north america'")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -260,7 +266,10 @@ def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch: Path):
     assert len(runs) == 1 and runs[0].name.endswith("-tiny") and (runs[0] / "tiny.ipynb").is_file()
 
 
-def test_failed_run_leaves_nothing_under_runs(scratch: Path):
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_failed_run_leaves_nothing_under_runs(scratch_sources: Path):
+    scratch = scratch_sources
     _tiny(scratch, "raise RuntimeError('run fails')")
     proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5")
     assert proc.returncode != 0 and "run fails" in proc.stderr
@@ -271,7 +280,9 @@ def test_failed_run_leaves_nothing_under_runs(scratch: Path):
     ("run", "NB=tiny.md;touch pwned"), ("run", "NB=$(shell touch pwned)"), ("params", "NB=`touch pwned`"),
     ("figures", "STYLE=$(shell touch pwned)"), ("figures", "STYLE=talk;touch pwned"),
 ])
-def test_other_make_variables_are_never_executed(scratch: Path, target: str, value: str):
+@pytest.mark.e2e
+def test_other_make_variables_are_never_executed(scratch_sources: Path, target: str, value: str):
+    scratch = scratch_sources
     (scratch / "tiny.md").write_text(NB)
     proc = make(scratch, target, value)
     assert proc.returncode != 0
