@@ -251,7 +251,6 @@ def tree_hash(folder: Path) -> str:
 
 def make_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
-    env["ANALYSIS_TALK_FIGURES"] = "off"  # a scratch build does not re-render the talk figures (~6 min)
     return {**env, **extra}
 
 
