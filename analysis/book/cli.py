@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             url = publish.book_url()
             started = time.monotonic()
             done = figure_files.render(style, args.figures, args.out or TALK, url, args.jobs or None)
-            if done:  # the gallery links the new files: the next make book builds the HTML again
+            if done and args.figures.resolve() == (STAGE / "figures").resolve():
+                # the book's gallery links the new files: the next make book builds the HTML again
                 (BUILD / "figure-files").parent.mkdir(parents=True, exist_ok=True)
                 (BUILD / "figure-files").write_text("\n".join(done) + "\n", encoding="utf-8")
             print(f"figures ({style}): made the files of {len(done)} figure(s) in {time.monotonic() - started:.1f} s"
