@@ -20,3 +20,25 @@ def test_lookups_are_memoised_and_still_correct(monkeypatch: pytest.MonkeyPatch)
     assert lookup.cache_info().hits >= 1
     with pytest.raises(pybtex.plugin.PluginNotFound):
         pybtex.plugin.find_plugin("pybtex.style.formatting", "no-such-style")
+
+
+def test_from_latex_and_stem_are_memoised_with_the_same_results():
+    from pybtex.backends.plaintext import Backend
+    from pybtex.richtext import Text
+    from sphinx.search.en import SearchEnglish
+
+    # expected values computed independently of the cache: latexcodec and the Porter stemmer directly
+    import codecs
+
+    import latexcodec  # noqa: F401
+    import snowballstemmer
+
+    sphinx_speedups.setup(None)
+    latex = r"Schr{\"o}dinger and {NVIDIA} H100"
+    first = Text.from_latex(latex)
+    assert Text.from_latex(latex) is first
+    assert first.render(Backend()) == codecs.decode(latex, "ulatex").replace("{", "").replace("}", "")
+    lang = SearchEnglish({})
+    porter = snowballstemmer.stemmer("porter")
+    for word in ["accelerators", "Accelerators", "serving", "quantization"]:
+        assert lang.stem(word) == lang.stem(word) == porter.stemWord(word.lower())

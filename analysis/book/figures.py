@@ -295,7 +295,7 @@ def _paper_labels() -> dict[str, str]:
     from analysis.book.bibliography import all_suffixes, label_author
     from analysis.data import papers
 
-    sphinx_speedups.setup(None)  # memoised pybtex plugin look-ups (a minute without)
+    sphinx_speedups.memoise_plugins()  # memoised pybtex plugin look-ups (a minute without)
     df = papers.load()
     # the suffixes of references.bib, assigned over all its entries (outside-corpus works included)
     suffix = all_suffixes()

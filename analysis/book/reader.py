@@ -101,8 +101,12 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[s
 
     original = context.get("generate_toctree_html")
     if original is not None:
-        def generate_toctree_html(kind: str, *args: Any, **kwargs: Any) -> Any:
-            result = original(kind, *args, **kwargs)
+        # the arguments go on exactly as given: the theme caches this function by its arguments,
+        # and its check for empty sidebar templates has already called it with keywords, so
+        # passing `kind` by position would miss that cache and build the whole tree again
+        def generate_toctree_html(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            kind = kwargs["kind"] if "kind" in kwargs else (args[0] if args else None)
             return _summary_names(result) if kind == "sidebar" else result
 
         context["generate_toctree_html"] = generate_toctree_html

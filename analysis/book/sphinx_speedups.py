@@ -1,10 +1,24 @@
-"""Sphinx extension for the book's build: cache pybtex's plugin look-ups.
+"""Sphinx extension for the book's build: memoise three pure look-ups that dominate the HTML build.
 
-sphinxcontrib-bibtex asks pybtex for its style plugins once per citation, and pybtex
-answers by scanning the entry points of every installed distribution each time. With
-about 1,450 citations that scan was a third of the HTML build's time (cProfile of
-``jupyter-book build``). The plugin classes cannot change during a build, so the
-look-up is memoised; a name that is not found still raises (exceptions are not cached).
+Profiled with cProfile on ``jupyter-book build`` of the staged book (58 pages, about 1,350
+citations; ``bench/sphinx-profile.md``):
+
+- sphinxcontrib-bibtex asks pybtex for its style plugins once per citation, and pybtex answers
+  by scanning the entry points of every installed distribution each time (a third of the
+  build before this cache);
+- pybtex's ``Text.from_latex`` decodes the same author names, titles and venues about 21,700
+  times (each decode runs latexcodec's tokenizer);
+- Sphinx's search indexer stems about 41,000 words with the Porter stemmer, memoised by Sphinx
+  only within one page, so common words are stemmed again on every page;
+- each ``{numref}`` unpickles the whole doctree of the page it points to (a notebook page with
+  its outputs: about 0.1 s each, 66 of them) only to read the target's number and caption.
+
+Each is a pure function of its argument during a build (a plugin class, a rich-text tree that
+pybtex never changes after construction, a stem, a doctree that is only read), so memoising
+changes no output byte (``tests/test_sphinx_speedups.py``; the built HTML was compared byte for
+byte with and without); a name that is not found still raises (exceptions are not cached). The
+numref doctrees are kept only while the page's pickled doctree is the same object, so a page read
+again is unpickled again.
 """
 
 from __future__ import annotations
@@ -13,10 +27,99 @@ import functools
 from typing import Any
 
 
-def setup(app: Any) -> dict[str, Any]:
+def _memoise_from_latex() -> None:
+    from pybtex.richtext import Text
+
+    if getattr(Text.from_latex, "_book_memoised", False):
+        return
+    original = Text.from_latex.__func__  # type: ignore[attr-defined]
+    cache: dict[tuple[type, str], Any] = {}
+
+    def from_latex(cls: type, latex: str) -> Any:
+        key = (cls, latex)
+        try:
+            return cache[key]
+        except KeyError:
+            result = cache[key] = original(cls, latex)
+            return result
+
+    from_latex._book_memoised = True  # type: ignore[attr-defined]
+    Text.from_latex = classmethod(from_latex)  # type: ignore[assignment]
+
+
+def _memoise_stem() -> None:
+    from sphinx.search.en import SearchEnglish
+
+    if getattr(SearchEnglish.stem, "_book_memoised", False):
+        return
+    original = SearchEnglish.stem
+    cache: dict[str, str] = {}
+
+    def stem(self: Any, word: str) -> str:
+        try:
+            return cache[word]
+        except KeyError:
+            result = cache[word] = original(self, word)
+            return result
+
+    stem._book_memoised = True  # type: ignore[attr-defined]
+    SearchEnglish.stem = stem  # type: ignore[method-assign]
+
+
+class _ReadOnlyDoctrees:
+    """The build environment, except that ``get_doctree`` returns a shared, cached doctree.
+
+    Only for callers that read the doctree (numref resolution): the cached tree is never handed to
+    code that transforms it.
+    """
+
+    def __init__(self, env: Any, cache: dict[str, tuple[bytes, Any]]) -> None:
+        self._env = env
+        self._cache = cache
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    def get_doctree(self, docname: str) -> Any:
+        pickled = self._env._pickled_doctree_cache.get(docname)
+        hit = self._cache.get(docname)
+        if hit is not None and pickled is not None and hit[0] is pickled:
+            return hit[1]
+        doctree = self._env.get_doctree(docname)
+        self._cache[docname] = (self._env._pickled_doctree_cache.get(docname), doctree)
+        return doctree
+
+
+def _memoise_numref_doctrees() -> None:
+    from sphinx.domains.std import StandardDomain
+
+    if getattr(StandardDomain._resolve_numref_xref, "_book_memoised", False):
+        return
+    original = StandardDomain._resolve_numref_xref
+    caches: dict[int, tuple[Any, dict[str, tuple[bytes, Any]]]] = {}
+
+    def _resolve_numref_xref(self: Any, env: Any, *args: Any, **kwargs: Any) -> Any:
+        entry = caches.get(id(env))
+        if entry is None or entry[0] is not env:  # one cache per build environment
+            entry = caches[id(env)] = (env, {})
+        return original(self, _ReadOnlyDoctrees(env, entry[1]), *args, **kwargs)
+
+    _resolve_numref_xref._book_memoised = True  # type: ignore[attr-defined]
+    StandardDomain._resolve_numref_xref = _resolve_numref_xref  # type: ignore[method-assign]
+
+
+def memoise_plugins() -> None:
+    """Memoise pybtex's plugin look-up (also used outside Sphinx: the figures' citation labels)."""
     import pybtex.plugin
 
     lookup = pybtex.plugin._load_entry_point
     if not hasattr(lookup, "cache_info"):
         pybtex.plugin._load_entry_point = functools.lru_cache(maxsize=None)(lookup)
+
+
+def setup(app: Any) -> dict[str, Any]:
+    memoise_plugins()
+    _memoise_from_latex()
+    _memoise_stem()
+    _memoise_numref_doctrees()
     return {"parallel_read_safe": True, "parallel_write_safe": True}
