@@ -23,15 +23,14 @@ def test_lookups_are_memoised_and_still_correct(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_from_latex_and_stem_are_memoised_with_the_same_results():
-    from pybtex.backends.plaintext import Backend
-    from pybtex.richtext import Text
-    from sphinx.search.en import SearchEnglish
-
     # expected values computed independently of the cache: latexcodec and the Porter stemmer directly
     import codecs
 
     import latexcodec  # noqa: F401
     import snowballstemmer
+    from pybtex.backends.plaintext import Backend
+    from pybtex.richtext import Text
+    from sphinx.search.en import SearchEnglish
 
     sphinx_speedups.setup(None)
     latex = r"Schr{\"o}dinger and {NVIDIA} H100"

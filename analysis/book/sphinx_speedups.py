@@ -102,7 +102,7 @@ def _memoise_numref_doctrees() -> None:
         entry = caches.get(id(env))
         if entry is None or entry[0] is not env:  # one cache per build environment
             entry = caches[id(env)] = (env, {})
-        return original(self, _ReadOnlyDoctrees(env, entry[1]), *args, **kwargs)
+        return original(self, _ReadOnlyDoctrees(env, entry[1]), *args, **kwargs)  # type: ignore[arg-type]
 
     _resolve_numref_xref._book_memoised = True  # type: ignore[attr-defined]
     StandardDomain._resolve_numref_xref = _resolve_numref_xref  # type: ignore[method-assign]
