@@ -108,7 +108,9 @@ $(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG) $(SEED_FILES)
 # Values typed on the command line (SEEDS, NB, PARAMS, STYLE) reach Python as environment
 # variables holding their raw text ($(value ...): make does not expand them, no shell sees them).
 # make would export (and so expand) command-line variables into every recipe's environment:
-# these four are not exported under their own names.
+# these four are not exported under their own names. (`unexport` defines a variable not yet defined,
+# empty, so a default must come before it: STYLE ?= after it never applied.)
+STYLE ?= talk
 unexport SEEDS NB PARAMS STYLE
 
 # The published URL, configured once: BOOK_URL=https://<owner>.github.io/<repo>/ on make's command line
@@ -191,7 +193,6 @@ run: venv validate
 ## make figures STYLE=talk|book|all: the figures' other files, made from the drawings the notebooks
 ## kept (no notebook runs again): talk versions for slides (16:9, large type, attribution footer) in
 ## _build/talk-figures; book: the PDFs; all: both. The next make book offers them in the gallery.
-STYLE ?= talk
 figures: export ANALYSIS_FIGURE_STYLE = $(value STYLE)
 figures: venv validate
 	$(call locked,$(MAKE) --no-print-directory figures-locked)

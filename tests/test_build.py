@@ -176,3 +176,24 @@ def test_malformed_bibtex_stops_build_and_keeps_old_html(scratch: Path):
     assert proc.returncode != 0
     assert "references.bib: line" in out and "malformed BibTeX entry" in out, out[-2000:]
     assert _tree_hash(scratch / "_build" / "html") == before
+
+
+def _make_variable(*args: str) -> str:
+    """STYLE as make's database holds it (make -p, with -q: no recipe runs)."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("STYLE", "MAKEFLAGS", "MAKELEVEL")}
+    out = subprocess.run(["make", "-pq", "--no-print-directory", "venv", *args], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60).stdout
+    values = [line.split("=", 1)[1].strip() for line in out.splitlines()
+              if line.startswith("STYLE ") and "=" in line]
+    assert len(values) == 1, values
+    return values[0]
+
+
+def test_make_figures_style_defaults_to_talk():
+    # `unexport STYLE` defined STYLE empty before `STYLE ?= talk`, so `make figures` alone failed
+    # with "unknown figure style ''" (bench/build.sh, the figures row)
+    assert _make_variable() == "talk"
+    assert _make_variable("STYLE=book") == "book"
