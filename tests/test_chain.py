@@ -32,11 +32,12 @@ def test_bloom_accelerator_boundary():
 
 
 def test_epoch_h100_chain():
-    # Cottier et al. 2024 App. A.4 with Epoch's factors: 700 W x 0.75 x 1.82 (DGX H100) x 1.25 per GPU-hour,
-    # computed by hand: 700 * 0.75 = 525 W; * 1.82 = 955.5 W; * 1.25 = 1194.4 W.
+    # Cottier et al. 2024 App. A.4 with Epoch's factors: 700 W x 1.82 (DGX H100) x 0.75 (of server TDP)
+    # x 1.25 per GPU-hour, computed by hand: 700 * 1.82 = 1274 W; * 0.75 = 955.5 W; * 1.25 = 1194.4 W;
+    # the chip itself at rated power, 700 W
     x = chain_inputs.inputs_for("H100-SXM", "central")
-    e = chain.energy_at_boundaries(1000, x.power, x.power_fraction, x.server_power_factor, x.pue)
-    assert e.accelerator_kwh == pytest.approx(525)
+    e = chain.energy_at_boundaries(1000, x.power, x.power_fraction, x.server_power_factor, x.pue, x.fraction_at)
+    assert e.accelerator_kwh == pytest.approx(700)
     assert e.server_kwh == pytest.approx(955.5)
     assert e.facility_kwh == pytest.approx(1194.375)
 
@@ -49,12 +50,12 @@ def test_boundaries_nest():
 
 
 def test_tpu_v4_measured_power_is_not_discounted_twice():
-    # data/hardware.csv gives TPU v4 Google's measured maximum (192 W), not a TDP: the chain must not
+    # data/hardware.csv gives TPU v4 Google's measured mean (170 W), not a TDP: the chain must not
     # multiply it again by the TPU power-to-TDP ratio (0.43).
     x = chain_inputs.inputs_for("TPUv4", "central")
-    assert x.power == chain.Power(192.0, "measured_chip")
+    assert x.power == chain.Power(170.0, "measured_chip")
     e = chain.energy_at_boundaries(1, x.power, 0.43, 1.0, 1.0)
-    assert e.accelerator_kwh == pytest.approx(0.192)
+    assert e.accelerator_kwh == pytest.approx(0.170)
 
 
 def test_tpu_server_factor_is_not_the_gpu_one():
@@ -120,3 +121,42 @@ def test_notebook_defaults_are_the_books():
                 seen += 1
                 assert float(value) == pytest.approx(central[name]), f"{nb.name}: {name} = {value}"
     assert seen >= 8
+
+
+def test_the_gpu_fraction_applies_at_the_server_and_the_chip_is_taken_at_rated_power():
+    # Cottier et al. 2024, App. A.4: energy = chip TDP x chip-to-server x fraction of server TDP x PUE.
+    # 1,000 h of an A100 (400 W, DGX A100 factor 2.03, 0.75, PUE 1.1): server 1000 x 0.4 x 2.03 x 0.75
+    # = 609 kWh, facility 669.9 kWh; the chip's own energy at rated power, 400 kWh (an upper bound)
+    from analysis.models import chain
+
+    e = chain.energy_at_boundaries(1000, chain.Power(400, "rated"), 0.75, 2.03, 1.1)
+    assert e.accelerator_kwh == pytest.approx(400)
+    assert e.server_kwh == pytest.approx(609)
+    assert e.facility_kwh == pytest.approx(669.9)
+    # a fraction defined at the chip (TPUs) applies to the chip, and the server factor on top
+    t = chain.energy_at_boundaries(1000, chain.Power(280, "rated"), 0.43, 1.64, 1.1, fraction_at="chip")
+    assert t.accelerator_kwh == pytest.approx(280 * 0.43)
+    assert t.server_kwh == pytest.approx(280 * 0.43 * 1.64)
+
+
+def test_tpus_use_the_measured_mean_and_the_operator_sets_the_pue():
+    from analysis.models import chain_inputs
+
+    # Google's TPU v3 and v4 pages: measured mean 220 W and 170 W per chip (data/hardware.csv)
+    assert chain_inputs.device_power("TPUv3") == chain.Power(220, "measured_chip")
+    assert chain_inputs.device_power("TPUv4").watts == 170
+    assert chain_inputs.device_power("H100-SXM").basis == "rated"
+    # Cottier et al. 2024, App. A.4: 1.1 in a hyperscaler's data centre, 1.25 elsewhere
+    assert chain_inputs.inputs_for("A100-80GB", operator="hyperscaler").pue == 1.1
+    assert chain_inputs.inputs_for("A100-80GB").pue == 1.25
+
+
+def test_intervals_are_seeded_and_ordered():
+    from analysis.models import chain, chain_inputs
+
+    a = [chain.run_footprint(1000, x).facility_mwh for x in chain_inputs.sampled_inputs("H100-SXM")]
+    b = [chain.run_footprint(1000, x).facility_mwh for x in chain_inputs.sampled_inputs("H100-SXM")]
+    assert a == b
+    lo, hi = chain_inputs.interval(a)
+    central = chain.run_footprint(1000, chain_inputs.inputs_for("H100-SXM")).facility_mwh
+    assert lo < central < hi

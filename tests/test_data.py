@@ -196,3 +196,21 @@ def test_comparison_rows_are_short_enough_to_scan():
     long = df[(df["technique"].str.len() > comparison.TECHNIQUE_MAX)
               | (df["note"].fillna("").str.len() > comparison.NOTE_MAX)]
     assert long.empty, f"data/comparisons.csv rows too long for the table: {list(long['citekey'])}"
+
+
+def test_default_prices_are_the_median_of_providers_computed_from_epochs_table():
+    # independent of data/assumptions.yml: Epoch AI's Hardware_prices.csv itself, each vendor's most
+    # recent on-demand H100 SXM price (the lowest on that date), and their median
+    import pandas as pd
+
+    from analysis.data import assumptions
+
+    df = pd.read_csv(ROOT.parent / "shared" / "data" / "epoch" / "Hardware_prices.csv", encoding="utf-8-sig")
+    h = df[(df["Hardware model"] == "NVIDIA H100 SXM5 80GB") & df["Price per chip-hour (on-demand)"].notna()]
+    h = h.assign(d=pd.to_datetime(h["Price date"]))
+    last = h.groupby("Vendor")["d"].transform("max")
+    per_vendor = h[h["d"] == last].groupby("Vendor")["Price per chip-hour (on-demand)"].min()
+    e = assumptions.entry("gpu_hour_usd_h100")
+    assert e["value"] == pytest.approx(per_vendor.median())
+    assert (e["low"], e["high"]) == pytest.approx((per_vendor.min(), per_vendor.max()))
+    assumptions.check_price_rule()  # every accelerator by the same rule

@@ -5,7 +5,8 @@ the same (a chapter pastes it with ``{glue:text}``), and the output's metadata a
 fact's key (citekey, quantity, boundary, assumption set) and unit. :func:`collect` reads every
 glued value of the executed notebooks, with its key where it has one and the pages that paste it;
 the build writes the table to ``outputs/numbers.csv``, and a test fails when one key has two values
-(one fact, one number).
+(one fact, one number). A modelled fact also records its interval (``low``, ``high``: the 10th and
+90th percentiles by :data:`analysis.models.chain_inputs.INTERVAL_RULE`); a fact typed from a paper has none.
 """
 
 from __future__ import annotations
@@ -22,22 +23,30 @@ from IPython.display import display
 
 GLUE_PREFIX = "application/papermill.record/"
 KEY_FIELDS = ("citekey", "quantity", "boundary", "assumptions")
-COLUMNS = ["key", *KEY_FIELDS, "value", "unit", "notebook", "glue_name", "pages"]
+COLUMNS = ["key", *KEY_FIELDS, "value", "low", "high", "unit", "notebook", "glue_name", "pages"]
 
 
 def fact_key(citekey: str, quantity: str, boundary: str = "", assumptions: str = "") -> str:
     return "|".join((citekey, quantity, boundary, assumptions))
 
 
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(float(x)) else float(x)
+
+
 def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str, boundary: str = "",
-              assumptions: str = "") -> None:
-    """``myst_nb.glue(name, value, display=False)`` plus the fact's key and unit in the output's metadata."""
+              assumptions: str = "", low: float | None = None, high: float | None = None) -> None:
+    """``myst_nb.glue(name, value, display=False)`` plus the fact's key, unit and (a modelled fact)
+    its interval `low`-`high` in the output's metadata."""
     v = value.item() if hasattr(value, "item") else value
+    if (low is None) != (high is None):
+        raise ValueError(f"glue_fact {name}: give both low and high, or neither")
     mimebundle, metadata = IPython.core.formatters.format_display_data(v)
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
     metadata["fact"] = {"key": fact_key(citekey, quantity, boundary, assumptions), "citekey": citekey,
                         "quantity": quantity, "boundary": boundary, "assumptions": assumptions,
-                        "unit": unit, "value": float(v) if math.isfinite(float(v)) else None}  # JSON has no NaN
+                        "unit": unit, "value": float(v) if math.isfinite(float(v)) else None,  # JSON has no NaN
+                        "low": _finite(low), "high": _finite(high)}
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
 
 
@@ -82,7 +91,10 @@ def collect(book: Path) -> pd.DataFrame:
                 fact = meta.get("fact", {})
                 rows.append({"key": fact.get("key", ""), **{k: fact.get(k, "") for k in KEY_FIELDS},
                              "value": math.nan if fact.get("value", 0.0) is None
-                             else fact.get("value", _value(out.get("data", {}))), "unit": fact.get("unit", ""),
+                             else fact.get("value", _value(out.get("data", {}))),
+                             "low": math.nan if fact.get("low") is None else fact["low"],
+                             "high": math.nan if fact.get("high") is None else fact["high"],
+                             "unit": fact.get("unit", ""),
                              "notebook": nb.stem, "glue_name": name,
                              "pages": ";".join(sorted(refs.get((nb.stem, name), set())))})
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -72,3 +72,57 @@ def entry(name: str) -> dict[str, Any]:
     if name not in df.index:
         raise KeyError(f"unknown assumption {name!r}; see data/assumptions.yml")
     return dict(df.loc[name])
+
+
+# --- the rule for central prices -------------------------------------------------------------------
+
+PRICE_RULE = ("the median of the listed providers' most recent on-demand prices (one per provider, the "
+              "price_<accelerator>_usd_per_<gpu|chip>_hour_<provider>_<year> entries, from Epoch AI's "
+              "Hardware_prices.csv); low and high are their minimum and maximum")
+"""How every accelerator's default hourly price is chosen (issue 31: one rule for every accelerator;
+the earlier rule, AWS before Azure before Google Cloud, put datacentre GPUs at the top of their range
+and consumer GPUs, which those clouds do not rent, at the bottom)."""
+
+
+def _price_sources(df: pd.DataFrame) -> dict[str, list[str]]:
+    """Default price entry -> the provider entries it is the median of."""
+    import re
+
+    out: dict[str, list[str]] = {}
+    for name in df.index:
+        m = re.fullmatch(r"price_(.+)_usd_per_(gpu|chip)_hour_[a-z0-9]+_\d{4}", str(name))
+        if m:
+            out.setdefault(f"{m.group(2)}_hour_usd_{m.group(1)}", []).append(str(name))
+    return out
+
+
+def price_sources(default_name: str) -> list[str]:
+    """The provider entries whose median is the default price `default_name` (e.g. gpu_hour_usd_h100)."""
+    return sorted(_price_sources(_load()).get(default_name, []))
+
+
+def central_price(values: list[float]) -> tuple[float, float | None, float | None]:
+    """(central, low, high) of a list of providers' prices by :data:`PRICE_RULE` (no range for one provider)."""
+    import statistics
+
+    if not values:
+        raise ValueError("no prices")
+    central = round(statistics.median(values), 4)
+    return (central, None, None) if len(values) == 1 else (central, min(values), max(values))
+
+
+def check_price_rule() -> None:
+    """Every default price follows :data:`PRICE_RULE`; DataError naming the entry and field otherwise."""
+    df = _load()
+    path = str(DATA / "assumptions.yml")
+    for default, sources in sorted(_price_sources(df).items()):
+        if default not in df.index:
+            continue  # a provider price with no default entry (not used by the chain)
+        central, low, high = central_price([get(s) for s in sources])
+        row = entry(default)
+        for field, want in (("value", central), ("low", low), ("high", high)):
+            raw: Any = row[field]
+            got = None if raw is None or (isinstance(raw, float) and pd.isna(raw)) else float(raw)
+            if (want is None) != (got is None) or (want is not None and got is not None and abs(want - got) > 1e-9):
+                raise DataError(f"{path}: entry {default}, field {field}: {got} does not follow the price rule "
+                                f"({PRICE_RULE}): {want} from {', '.join(sorted(sources))}")

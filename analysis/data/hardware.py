@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,22 +79,40 @@ def mem_bw_tbps(hardware_id: str) -> float:
 
 
 def memory_gb(hardware_id: str) -> float:
-    """Memory capacity in 10**9 bytes; DataError if the table has no figure.
+    """Memory capacity in 10**9 bytes: the vendor's nominal figure ("80" for an "80 GB" H100), the one
+    basis every capacity in the book is used on; DataError if the table has no figure.
 
-    The one unit every capacity is used in. Where ``memory_mib`` gives the capacity in binary
-    units (nvidia-smi's total: 81,920 MiB for an "80 GB" A100, 85.9 x 10**9 bytes), that figure
-    is converted; otherwise the vendor's nominal "GB" is taken as 10**9 bytes, which undercounts
-    by up to 7.4 % a part whose GB is in fact binary.
+    One basis for every part (issue 31): the driver's total in binary units (``memory_mib``, e.g.
+    nvidia-smi's 81,559 MiB = 85.5 x 10**9 bytes for an H100 SXM) is known only for some parts, and
+    mixing it with nominal figures made ratios wrong (H200/H100 1.65 instead of 141/80 = 1.76). The
+    nominal figure taken as 10**9 bytes undercounts a part whose "GB" is in fact binary by up to 7.4 %,
+    so a fit on this basis is slightly conservative. :func:`driver_memory_gb` keeps the other figure.
     """
-    mib = spec(hardware_id)["memory_mib"]
-    if not pd.isna(mib):
-        return float(mib) * 2**20 / 1e9
     return _figure(hardware_id, "memory_gb")
 
 
 def nominal_memory_gb(hardware_id: str) -> float:
-    """The vendor's nominal capacity figure ("80" for an "80 GB" part); DataError if none."""
-    return _figure(hardware_id, "memory_gb")
+    """The vendor's nominal capacity figure (the same as :func:`memory_gb`)."""
+    return memory_gb(hardware_id)
+
+
+def driver_memory_gb(hardware_id: str) -> float:
+    """The driver's total (``memory_mib``, binary units) in 10**9 bytes; NaN where the table has none."""
+    mib = spec(hardware_id)["memory_mib"]
+    return math.nan if pd.isna(mib) else float(mib) * 2**20 / 1e9
+
+
+def mean_power_w(hardware_id: str) -> float:
+    """A vendor-published measured mean chip power in W (TPU v3, v4); NaN where there is none."""
+    v = spec(hardware_id)["mean_power_w"]
+    return math.nan if pd.isna(v) else float(v)
+
+
+def mean_power_range_w(hardware_id: str) -> tuple[float, float]:
+    """The vendor's measured minimum and maximum chip power in W (NaN, NaN where there are none)."""
+    s = spec(hardware_id)
+    lo, hi = s["mean_power_low_w"], s["mean_power_high_w"]
+    return (math.nan if pd.isna(lo) else float(lo), math.nan if pd.isna(hi) else float(hi))
 
 
 def tdp_w(hardware_id: str) -> float:

@@ -33,13 +33,19 @@ HARDWARE = pa.DataFrameSchema(
         "release_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
         "memory_gb": _opt_num(),  # the vendor's nominal figure, as the datasheet writes it ("80 GB")
         # the capacity in MiB (2**20 bytes) where a source gives it in binary units: nvidia-smi's
-        # total, or Google's GiB. hardware.memory_gb() prefers it, converted to 10**9 bytes.
+        # total, or Google's GiB. Kept for reference (hardware.driver_memory_gb); capacities use memory_gb.
         "memory_mib": _opt_num(),
         "mem_bw_tbps": _opt_num(),
         "tdp_w": _opt_num(),
         # rated: the vendor's board power (TDP); measured_max: a measured maximum (TPU v4, no TDP
         # published). The energy chain applies an average-to-rated fraction only to rated power.
         "tdp_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(["rated", "measured_max"])),
+        # a measured mean power per chip during training, where the vendor publishes one (Google's
+        # TPU v3 and v4 pages); the energy chain uses it as it is, in place of TDP x a fraction
+        "mean_power_w": _opt_num(),
+        # the vendor's measured minimum and maximum chip power (the range the chain's interval draws from)
+        "mean_power_low_w": _opt_num(),
+        "mean_power_high_w": _opt_num(),
         "peak_fp64_tflops": _opt_num(),
         "peak_fp32_tflops": _opt_num(),
         "peak_tf32_tflops": _opt_num(),

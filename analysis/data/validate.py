@@ -41,6 +41,7 @@ def _papers() -> str:
 def _assumptions() -> str:
     from analysis.data import assumptions
 
+    assumptions.check_price_rule()
     return f"{len(assumptions.load())} assumptions"
 
 

@@ -1,9 +1,11 @@
 """One chain from device-hours to energy, carbon and dollars, with named boundaries.
 
-    accelerator  device-hours × average accelerator power
-                 (rated power × fraction of it drawn, or a measured average)
-    server       accelerator energy × server power per accelerator / accelerator power
-                 (the host: CPUs, memory, NICs, fans)
+    accelerator  device-hours × accelerator power: a measured average where one is known, else the
+                 rated power (TDP), the convention of Luccioni et al. 2022 and Touvron et al. 2023,
+                 an upper bound on the chip's draw; a fraction known at the chip (TPUs) applies here
+    server       device-hours × rated power × server power per accelerator / accelerator power
+                 × average fraction of server TDP drawn (Cottier et al.'s 0.75 for NVIDIA GPUs is
+                 a fraction of *server* TDP, so it applies here, not to the chip)
     facility     server energy × PUE (cooling, power conversion: what the facility meter sees)
     operational  facility energy × grid carbon intensity
     embodied     manufacturing emissions spread over the hours of the device's life in use
@@ -58,14 +60,23 @@ class Energy:
         return float(getattr(self, f"{boundary}_kwh"))
 
 
+FRACTION_BOUNDARIES = ("server", "chip")
+"""Where an average-to-rated power fraction is defined: of the server's TDP (Cottier et al. 2024,
+App. A.4, for NVIDIA GPUs) or of the chip's TDP (measured chip averages over TDP, TPUs)."""
+
+
 def energy_at_boundaries(device_hours: float, power: Power, power_fraction: float,
-                         server_power_factor: float, pue: float) -> Energy:
+                         server_power_factor: float, pue: float, fraction_at: str = "server") -> Energy:
     """Energy at the accelerator, the server and the facility meter, in kWh.
 
-    `power_fraction` (average / rated) applies only to a rated power; a measured average is
-    used as it is. `server_power_factor` (server power per accelerator over accelerator power)
-    does not apply to a measured system power, which already includes the host.
+    `power_fraction` (average / rated) applies only to a rated power, at the boundary it is defined
+    at (`fraction_at`, see :data:`FRACTION_BOUNDARIES`); a measured average is used as it is.
+    With a server fraction, the accelerator's own energy is taken at rated power (an upper bound).
+    `server_power_factor` (server power per accelerator over accelerator power) does not apply to a
+    measured system power, which already includes the host.
     """
+    if fraction_at not in FRACTION_BOUNDARIES:
+        raise ModelError(f"fraction_at must be one of {FRACTION_BOUNDARIES}, got {fraction_at!r}")
     require_non_negative(device_hours=device_hours)
     require_positive(watts=power.watts, server_power_factor=server_power_factor)
     if power.basis not in POWER_BASES:
@@ -79,6 +90,9 @@ def energy_at_boundaries(device_hours: float, power: Power, power_fraction: floa
     if power.basis == "measured_system":
         accelerator = math.nan
         server = device_hours * power.watts / 1000
+    elif power.basis == "rated" and fraction_at == "server":
+        accelerator = device_hours * power.watts / 1000
+        server = accelerator * server_power_factor * power_fraction
     else:
         avg_w = power.watts * (power_fraction if power.basis == "rated" else 1.0)
         accelerator = device_hours * avg_w / 1000
@@ -121,6 +135,7 @@ class ChainInputs:
     embodied_kg_per_device: float = math.nan
     lifetime_years: float = 6.0
     lifetime_utilisation: float = 1.0
+    fraction_at: str = "server"
 
 
 @dataclass(frozen=True)
@@ -138,7 +153,7 @@ class RunFootprint:
 
 def run_footprint(device_hours: float, x: ChainInputs) -> RunFootprint:
     """The whole chain for one run: energy at each boundary, operational and embodied tCO2e, rent and ownership."""
-    e = energy_at_boundaries(device_hours, x.power, x.power_fraction, x.server_power_factor, x.pue)
+    e = energy_at_boundaries(device_hours, x.power, x.power_fraction, x.server_power_factor, x.pue, x.fraction_at)
     op = co2e_tonnes(e.facility_kwh, x.grid_kg_per_kwh)
     emb = math.nan
     if not math.isnan(x.embodied_kg_per_device):

@@ -19,7 +19,7 @@ CASES = ("low", "central", "high")
 
 # role -> assumption name for (low, central, high); one name for all three means no range.
 ROLES: dict[str, tuple[str, str, str]] = {
-    "pue": ("pue_hyperscaler", "pue_non_hyperscaler", "pue_industry_average_uptime"),
+    "pue": ("pue_non_hyperscaler",) * 3,  # by operator class: OPERATOR_PUE
     "grid_kg_per_kwh": ("grid_kgco2e_per_kwh_france", "grid_kgco2e_per_kwh_world", "grid_kgco2e_per_kwh_india"),
     "usd_per_kwh": ("electricity_usd_per_kwh",) * 3,
     "amortisation_years": ("hardware_amortization_years",) * 3,
@@ -33,6 +33,11 @@ ROLES: dict[str, tuple[str, str, str]] = {
 UNNAMED_GPU = {"low": "V100", "central": "A100-40GB", "high": "H100-SXM"}
 """The accelerator a GPU-hour claim is priced and powered as when the paper names none (one convention
 for every chapter): an A100 40 GB centrally, a V100 and an H100 SXM at the ends of the band."""
+
+OPERATOR_PUE = {"hyperscaler": "pue_hyperscaler", "other": "pue_non_hyperscaler"}
+"""PUE by the class of the operator whose data centre ran the job, as Cottier et al. 2024 (App. A.4)
+assign it: the hyperscalers' own data centres (Alphabet, Microsoft, Meta, Amazon) 1.1, all others 1.25;
+each entry's low/high is its sourced range. A run whose operator is not known is "other"."""
 
 DECREASING = {"amortisation_years"}
 """Roles whose larger value lowers the outputs (a longer life spreads the price thinner)."""
@@ -72,16 +77,28 @@ def power_fraction_key(hardware_id: str) -> str:
     return "power_to_tdp_ratio_tpu" if hardware.spec(hardware_id)["kind"] == "tpu" else "power_to_tdp_ratio_gpu"
 
 
+def fraction_boundary(hardware_id: str) -> str:
+    """Where the accelerator's power fraction is defined (analysis.models.chain.FRACTION_BOUNDARIES):
+    Cottier et al.'s GPU fraction is of server TDP; the TPU fraction is of chip TDP (measured chip
+    averages over TDP, Patterson et al. 2021 Table 4 and Jouppi et al. 2021, per its entry's note)."""
+    return "chip" if hardware.spec(hardware_id)["kind"] == "tpu" else "server"
+
+
 def _pick(name: str, case: str) -> float:
     e = assumptions.entry(name)
     v = {"low": e["low"], "central": e["value"], "high": e["high"]}[case]
     return float(e["value"] if v is None or (isinstance(v, float) and math.isnan(v)) else v)
 
 
-def role_value(role: str, case: str = "central") -> float:
-    """The value of a chain role (e.g. ``pue``) in a case; a single name with a range uses its low/high."""
+def role_value(role: str, case: str = "central", operator: str = "other") -> float:
+    """The value of a chain role (e.g. ``pue``) in a case; a single name with a range uses its low/high.
+    `operator` (a key of :data:`OPERATOR_PUE`) chooses the PUE entry."""
     if case not in CASES:
         raise ValueError(f"case must be one of {CASES}, got {case!r}")
+    if role == "pue":
+        if operator not in OPERATOR_PUE:
+            raise ValueError(f"operator must be one of {sorted(OPERATOR_PUE)}, got {operator!r}")
+        return _pick(OPERATOR_PUE[operator], case)
     names = ROLES[role]
     if len(set(names)) == 1:
         if role in DECREASING:
@@ -91,7 +108,13 @@ def role_value(role: str, case: str = "central") -> float:
 
 
 def device_power(hardware_id: str) -> Power:
-    """The accelerator's power and its basis; DataError if the table has no power figure."""
+    """The accelerator's power and its basis; DataError if the table has no power figure.
+
+    One rule for every accelerator: a vendor-published measured mean chip power (TPU v3, v4) is used
+    as it is; otherwise the rated power (TDP), of which the chain takes a fraction."""
+    mean = hardware.mean_power_w(hardware_id)
+    if not math.isnan(mean):
+        return Power(mean, "measured_chip")
     s = hardware.spec(hardware_id)
     basis = s["tdp_basis"]
     if not isinstance(basis, str):
@@ -103,9 +126,12 @@ def device_power(hardware_id: str) -> Power:
 def inputs_for(hardware_id: str, case: str = "central", **overrides: Any) -> ChainInputs:
     """The chain's inputs for `hardware_id` under the book's defaults (or their low/high ends).
 
-    Keyword overrides replace a field of :class:`ChainInputs` (a notebook's parameters).
+    ``operator=`` (keyword): the class of the data centre's operator (:data:`OPERATOR_PUE`, default
+    "other"), which sets the PUE. Other keyword overrides replace a field of :class:`ChainInputs`
+    (a notebook's parameters).
     Price fields are NaN where data/assumptions.yml has no price for the accelerator.
     """
+    operator = str(overrides.pop("operator", "other"))
     def opt(key: str) -> float:
         try:
             return _pick(key, case)
@@ -117,7 +143,8 @@ def inputs_for(hardware_id: str, case: str = "central", **overrides: Any) -> Cha
         "power": power,
         "power_fraction": _pick(power_fraction_key(hardware_id), case) if power.basis == "rated" else 1.0,
         "server_power_factor": assumptions.get(server_power_key(hardware_id)),
-        "pue": role_value("pue", case),
+        "fraction_at": fraction_boundary(hardware_id),
+        "pue": role_value("pue", case, operator),
         "grid_kg_per_kwh": role_value("grid_kg_per_kwh", case),
         "usd_per_device_hour": opt(price_key(hardware_id)),
         "device_price_usd": opt(purchase_key(hardware_id)),
@@ -134,3 +161,81 @@ def inputs_for(hardware_id: str, case: str = "central", **overrides: Any) -> Cha
         raise TypeError(f"unknown chain inputs: {', '.join(sorted(unknown))}")
     fields.update(overrides)
     return ChainInputs(**fields)
+
+
+# --- intervals -------------------------------------------------------------------------------------
+
+INTERVAL = (10, 90)
+"""The interval every modelled number carries: its 10th and 90th percentiles."""
+
+SAMPLES = 2000
+SEED = 20261204
+
+INTERVAL_RULE = ("each assumption with a documented range is drawn from a triangular distribution "
+                 "with its ends at the range and its mode at the central value; the interval is the "
+                 f"{INTERVAL[0]}th-{INTERVAL[1]}th percentile of {SAMPLES} draws (seeded, so the same "
+                 "every build); assumptions without a range stay at their value")
+
+
+def _triangular(rng: Any, name: str, size: int) -> Any:
+    import numpy as np
+
+    e = assumptions.entry(name)
+    c = float(e["value"])
+    lo = c if e["low"] is None or pd_isnan(e["low"]) else float(e["low"])
+    hi = c if e["high"] is None or pd_isnan(e["high"]) else float(e["high"])
+    if hi <= lo:
+        return np.full(size, c)
+    return rng.triangular(lo, min(max(c, lo), hi), hi, size)
+
+
+def pd_isnan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def sampled_inputs(hardware_id: str, **fixed: Any) -> list[ChainInputs]:
+    """:data:`SAMPLES` draws of the chain's inputs for `hardware_id` by :data:`INTERVAL_RULE`; ``operator=``
+    as in :func:`inputs_for`; other `fixed` fields (a run's own grid intensity, say) are held at the
+    given value in every draw."""
+    import numpy as np
+
+    operator = str(fixed.pop("operator", "other"))
+    n, seed = SAMPLES, SEED
+
+    if operator not in OPERATOR_PUE:
+        raise ValueError(f"operator must be one of {sorted(OPERATOR_PUE)}, got {operator!r}")
+    rng = np.random.default_rng(seed)
+    base = inputs_for(hardware_id, "central", operator=operator, **fixed)
+    draws: dict[str, Any] = {}
+    powers = None
+    if base.power.basis == "rated" and "power_fraction" not in fixed:
+        draws["power_fraction"] = _triangular(rng, power_fraction_key(hardware_id), n)
+    elif base.power.basis == "measured_chip" and "power" not in fixed:
+        lo, hi = hardware.mean_power_range_w(hardware_id)
+        if not (math.isnan(lo) or math.isnan(hi)) and lo < hi:
+            powers = rng.triangular(lo, base.power.watts, hi, n)
+    if "pue" not in fixed:
+        draws["pue"] = _triangular(rng, OPERATOR_PUE[operator], n)
+    if "grid_kg_per_kwh" not in fixed:
+        g = [assumptions.entry(k) for k in ROLES["grid_kg_per_kwh"]]
+        draws["grid_kg_per_kwh"] = rng.triangular(float(g[0]["value"]), float(g[1]["value"]), float(g[2]["value"]), n)
+    if "usd_per_device_hour" not in fixed and not math.isnan(base.usd_per_device_hour):
+        draws["usd_per_device_hour"] = _triangular(rng, price_key(hardware_id), n)
+    from dataclasses import replace
+
+    out: list[ChainInputs] = [replace(base, **{k: float(v[i]) for k, v in draws.items()}) for i in range(n)]  # type: ignore[arg-type]
+    if powers is not None:
+        out = [replace(x, power=Power(float(w), base.power.basis)) for x, w in zip(out, powers, strict=True)]
+    return out
+
+
+def interval(values: Any) -> tuple[float, float]:
+    """The :data:`INTERVAL` percentiles of sampled values (NaN draws ignored)."""
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    arr = arr[~np.isnan(arr)]
+    if arr.size == 0:
+        return math.nan, math.nan
+    lo, hi = np.percentile(arr, INTERVAL)
+    return float(lo), float(hi)
