@@ -27,7 +27,10 @@ class Build:
     def __init__(self, cwd: Path, tmp: Path, *targets: str, extra_env: dict[str, str] | None = None):
         tmp.mkdir(parents=True, exist_ok=True)
         self.tmp = tmp
-        env = make_env(TMPDIR=str(tmp), FAULT_MARKER=str(tmp.parent / f"{tmp.name}.marker"), **(extra_env or {}))
+        # unbuffered: Sphinx writes "writing output" to a pipe here, and a test that waits for that line
+        # to interrupt the build must see it when it is written, not when Sphinx exits
+        env = make_env(TMPDIR=str(tmp), FAULT_MARKER=str(tmp.parent / f"{tmp.name}.marker"), PYTHONUNBUFFERED="1",
+                       **(extra_env or {}))
         self.marker = Path(env["FAULT_MARKER"])
         self.started = time.monotonic()
         self.proc = subprocess.Popen(["make", "--no-print-directory", *targets], cwd=cwd, env=env,
