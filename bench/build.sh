@@ -7,7 +7,7 @@
 #   touch    make book after touching one notebook (which notebooks re-ran)
 #   data     make book after touching one data file (how many notebooks re-ran, against the .d records)
 #   test     make test, the book built
-#   quick    .venv/bin/python -m pytest -q -m "not slow" (the quick inner loop), the book built
+#   quick    .venv/bin/python -m pytest -q -n auto --dist loadgroup -m "not slow" (the quick inner loop), the book built
 #   naive    the same sources built by `jupyter-book build` with execute_notebooks: force
 # and beside them the bars: cold <= 60% of naive; no-op <= 5 s; touch re-runs exactly one notebook;
 # make test <= 600 s.
@@ -165,7 +165,7 @@ if want data; then
   NOTE[data]="re-ran ${#ran[@]} notebook(s); the .d records list ${readers} reader(s) of data/$DATAFILE"
 fi
 if want test; then timed test make --no-print-directory test; fi
-if want quick; then timed quick .venv/bin/python -m pytest -q -m "not slow"; fi
+if want quick; then timed quick .venv/bin/python -m pytest -q -n auto --dist loadgroup -m "not slow"; fi
 
 if want naive; then
   # one folder with the book sources and the notebooks as MyST .md files, executed by Jupyter Book

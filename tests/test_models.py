@@ -256,3 +256,14 @@ def test_prefill_counts_attention_over_the_prompt():
     assert weights_only == pytest.approx(989e12 / 1.4e11)
     assert weights_only / with_attention == pytest.approx((1.4e11 + 2 * 80 * 65536 * 8192) / 1.4e11)
     assert 1.6 < weights_only / with_attention < 1.62
+
+
+def test_training_flops_with_the_attention_term():
+    # Kaplan et al. 2020, Eq. 2.2: per token, training = 6N + 6 l ctx d_attn. Llama-2-7B (Touvron et al.
+    # 2023: 6.74e9 parameters, 32 layers, d_model 4096, 4,096-token context): the attention term is
+    # 6 x 32 x 4096 x 4096 = 3.22e9 per token against 6N = 4.04e10, 8.0 % more than 6ND
+    from analysis import models
+
+    c = models.training_flops_with_attention(6.74e9, 2e12, 32, 4096, 4096)
+    assert c == pytest.approx((6 * 6.74e9 + 6 * 32 * 4096 * 4096) * 2e12)
+    assert c / models.training_flops_6nd(6.74e9, 2e12) == pytest.approx(1.0796, abs=1e-3)

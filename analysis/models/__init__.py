@@ -21,6 +21,7 @@ from analysis.models.compute import (
     mfu_from_tokens,
     mfu_with_attention,
     training_flops_6nd,
+    training_flops_with_attention,
 )
 from analysis.models.cost import (
     amortised_cost_usd,
@@ -56,6 +57,7 @@ __all__ = [
     "require_non_negative",
     "require_positive",
     "training_flops_6nd",
+    "training_flops_with_attention",
     "megatron_flops_per_iteration",
     "megatron_training_seconds",
     "inference_flops_per_token",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns  # its heatmap and colour palettes (the book style needs no seaborn import)
 
 from analysis.book import figures
 from analysis.data import hardware as hw
@@ -61,6 +60,8 @@ def papers_per_theme(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
     tab.index = [_wrap(t) for t in tab.index]
     fig, ax = figures.new(figsize=(6.8, 7))
     cols = sorted(tab.columns)
+    import seaborn as sns  # its palettes (imported here: a second of import time for every importer)
+
     palette = sns.color_palette("cividis", n_colors=len(cols))
     left = pd.Series(0, index=tab.index)
     for c, colour in zip(cols, palette, strict=True):
@@ -86,6 +87,8 @@ def hardware_heatmap(pp: pd.DataFrame, themes: pd.DataFrame) -> plt.Figure:
     tab = tab.loc[[titles[t] for t in themes["id"] if titles[t] in tab.index]]
     tab.index = [_wrap(t) for t in tab.index]
     fig, ax = figures.new(figsize=(7, 9))
+    import seaborn as sns  # its heatmap
+
     sns.heatmap(tab, annot=True, fmt="d", cmap="Blues", ax=ax, annot_kws={"fontsize": 10},
                 cbar_kws={"label": "papers (count)", "shrink": 0.7, "pad": 0.02})
     ax.set_xlabel("hardware family named in the abstract")

@@ -75,7 +75,7 @@ def load() -> pd.DataFrame:
 
 def _describe() -> str:
     df = load()
-    table(df)  # raises if a row's inputs do not give a model value
+    table(df, intervals=False)  # raises if a row's inputs do not give a model value
     return f"{len(df)} published quantities from {df['source'].nunique()} publications"
 
 
@@ -120,7 +120,7 @@ def model_value(r: pd.Series, by_id: dict[str, float]) -> float:
     raise ValueError(f"data/{RUNS_FILE}: run {r['run_id']}: quantity {q} needs sum_of")
 
 
-def _book_quantity(r: pd.Series, x: chain.ChainInputs) -> float:
+def _book_quantity(r: pd.Series | dict[str, Any], x: chain.ChainInputs) -> float:
     f = chain.run_footprint(_f(r["device_hours"]), x)
     kwh = _at(f.energy, str(r["boundary"]), x.pue)
     return kwh / 1000 if r["quantity"] == "energy_mwh" else co2e_tonnes(kwh, x.grid_kg_per_kwh)
@@ -150,7 +150,8 @@ def book_default_interval(r: pd.Series) -> tuple[float, float]:
     if not _defaults_apply(r):
         return math.nan, math.nan
     draws = chain_inputs.sampled_inputs(r["hardware_id"], operator=str(r["operator_class"]), **_fixed(r))
-    return chain_inputs.interval([_book_quantity(r, x) for x in draws])
+    row = {k: r[k] for k in ("device_hours", "boundary", "quantity")}  # plain values, read once per draw
+    return chain_inputs.interval([_book_quantity(row, x) for x in draws])
 
 
 def _inputs(r: pd.Series) -> str:
@@ -173,7 +174,7 @@ def _inputs(r: pd.Series) -> str:
     return "; ".join(bits)
 
 
-def table(df: pd.DataFrame | None = None) -> pd.DataFrame:
+def table(df: pd.DataFrame | None = None, intervals: bool = True) -> pd.DataFrame:
     """One row per published quantity: run, quantity, boundary, published, model, ratio, inputs, source, ..."""
     df = load() if df is None else df
     by_id: dict[str, float] = {}
@@ -183,7 +184,7 @@ def table(df: pd.DataFrame | None = None) -> pd.DataFrame:
         if r["quantity"] != "energy_mwh":  # sum_of adds emissions of the runs it names
             by_id[str(r["run_id"])] = m
         b = book_default_value(r)
-        b_lo, b_hi = book_default_interval(r)
+        b_lo, b_hi = book_default_interval(r) if intervals else (math.nan, math.nan)
         out.append({"run": r["run"], "run_id": r["run_id"], "quantity": r["quantity"], "boundary": r["boundary"],
                     "unit": r["unit"], "published": float(r["published"]), "model": m,
                     "ratio": m / float(r["published"]), "inputs": _inputs(r),
