@@ -111,7 +111,6 @@ def test_notebook_defaults_are_the_books():
     central = {"pue": chain_inputs.role_value("pue"), "grid_kg_per_kwh": chain_inputs.role_value("grid_kg_per_kwh"),
                "power_to_tdp": 0.75, "pue_central": chain_inputs.role_value("pue"),
                "grid_central": chain_inputs.role_value("grid_kg_per_kwh"),
-               "pue_low": chain_inputs.role_value("pue", "low"), "pue_high": chain_inputs.role_value("pue", "high"),
                "grid_low": chain_inputs.role_value("grid_kg_per_kwh", "low"),
                "grid_high": chain_inputs.role_value("grid_kg_per_kwh", "high")}
     seen = 0

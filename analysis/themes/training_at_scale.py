@@ -43,6 +43,9 @@ RUNS_SCHEMA = pa.DataFrameSchema(
         "tokens_b": _num(),
         "hardware_stated": pa.Column(str),
         "hardware_id": pa.Column(str, nullable=True, checks=pa.Check.str_matches(HW_ID)),
+        # whose data centre ran it (our classification by Cottier et al.'s rule: the hyperscalers'
+        # own, Alphabet, Microsoft, Meta, Amazon; or other, including a paper that does not say): its PUE
+        "operator_class": pa.Column(str, checks=pa.Check.isin(["hyperscaler", "other"])),
         "n_gpus": _num(),
         "precision": pa.Column(str, nullable=True, checks=pa.Check.isin(["fp32", "tf32", "bf16", "fp16", "fp8"])),
         "reported_pflops": _num(),
@@ -268,10 +271,11 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
     """Days, GPU-hours, MWh (at the facility meter), tCO2e and dollars of every run, each as (low, central, high).
 
     Every figure comes from the book's one chain (:mod:`analysis.models.chain`) with the inputs
-    of :func:`analysis.models.chain_inputs.inputs_for` for the run's accelerator; `overrides`
-    maps a case (``low``, ``central``, ``high``) to fields replaced in that case (a notebook's
-    parameters). Rental prices are the accelerator's on-demand entry times `price_scale`; the
-    amortised cost is the central case's ownership cost.
+    of :func:`analysis.models.chain_inputs.inputs_for` for the run's accelerator and operator class;
+    `overrides["central"]` replaces fields of the central case (a notebook's parameters; one that
+    differs from the book's value is also held in the interval's draws). low and high are the
+    interval of :data:`analysis.models.chain_inputs.INTERVAL_RULE`. Rental prices are the
+    accelerator's on-demand entry times `price_scale`; the amortised cost is the central ownership cost.
     """
     from analysis.data import hardware
     from analysis.models import chain, chain_inputs
@@ -302,12 +306,19 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
         if params and tokens and not _isnan(util) and not _isnan(r["n_gpus"]) and not _isnan(peak):
             model_days = models.training_days(models.training_flops_6nd(params, tokens), int(r["n_gpus"]), peak, util)
         days = gh / r["n_gpus"] / 24 if not _isnan(r["n_gpus"]) else math.nan
-        fp = [chain.run_footprint(gh, chain_inputs.inputs_for(hw, case, **overrides.get(case, {})))
-              for case in chain_inputs.CASES]
-        kwh = [f.energy.facility_kwh for f in fp]
-        co2 = [f.operational_tco2e for f in fp]
-        usd = [f.rental_usd * price_scale for f in fp]
-        amort = fp[1].owned_usd
+        op = str(r["operator_class"])
+        central_in = overrides.get("central", {})
+        x = chain_inputs.inputs_for(hw, "central", operator=op, **central_in)
+        # the interval (chain_inputs.INTERVAL_RULE): a parameter set to other than the book's value is held
+        default = chain_inputs.inputs_for(hw, "central", operator=op)
+        held = {k: v for k, v in central_in.items() if getattr(default, k) != v}
+        central = chain.run_footprint(gh, x)
+        draws = [chain.run_footprint(gh, d) for d in chain_inputs.sampled_inputs(hw, operator=op, **held)]
+        kwh = [*(chain_inputs.interval([f.energy.facility_kwh for f in draws])), central.energy.facility_kwh]
+        co2 = [*(chain_inputs.interval([f.operational_tco2e for f in draws])), central.operational_tco2e]
+        usd = [*(chain_inputs.interval([f.rental_usd * price_scale for f in draws])), central.rental_usd * price_scale]
+        kwh, co2, usd = ([v[0], v[2], v[1]] for v in (kwh, co2, usd))  # (low, central, high)
+        amort = central.owned_usd
         price_key = chain_inputs.price_key(hw) if not _isnan(usd[1]) else ""
         out.append({
             "run_id": r["run_id"], "run": r["run_name"],
