@@ -197,6 +197,7 @@ figures: export ANALYSIS_FIGURE_STYLE = $(value STYLE)
 figures: venv validate
 	$(call locked,$(MAKE) --no-print-directory figures-locked)
 figures-locked: $(URL_STAMP)
+	@$(PY) -m analysis figures --style-from-env --check
 	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks
 	$(PY) -m analysis figures --style-from-env
 

@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--out", type=Path, default=None, help="the talk versions' folder (default _build/talk-figures)")
     f.add_argument("--figures", type=Path, default=STAGE / "figures", help="the book's figures and their registry")
     f.add_argument("--jobs", type=int, default=0)
+    f.add_argument("--check", action="store_true", help="only check the style (before any notebook runs)")
     sub.add_parser("html")
     sub.add_parser("bib")
     u = sub.add_parser("url")
@@ -177,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             from analysis.book.build import TALK
 
             style = os.environ.get("ANALYSIS_FIGURE_STYLE", "") if args.style_from_env else args.style
+            if args.check:
+                figure_files.check_style(style)
+                return 0
             # the talk footers name the book's URL: checked here, handed on normalised
             url = publish.book_url()
             started = time.monotonic()

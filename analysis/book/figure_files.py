@@ -119,14 +119,19 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
     return str(entry["id"])
 
 
+def check_style(style: str) -> None:
+    """ValueError naming the known styles unless `style` is one of them (or "all")."""
+    if style not in (*STYLES, "all"):
+        raise ValueError(f"unknown figure style {style!r}; known: {', '.join((*STYLES, 'all'))}")
+
+
 def render(style: str, figures_dir: Path, talk_dir: Path, url: str, jobs: int | None = None,
            ids: Sequence[str] | None = None, talk_formats: Sequence[str] = FORMATS) -> list[str]:
     """Make the files of `style` ("book": PDFs; "talk": talk versions in `talk_formats`; "all": both) for
     every kept figure of `figures_dir` (or only `ids`) whose files are not current. Returns the ids made."""
     from analysis.book.figures import registry, source_dir
 
-    if style not in (*STYLES, "all"):
-        raise ValueError(f"unknown figure style {style!r}; known: {', '.join((*STYLES, 'all'))}")
+    check_style(style)
     styles = STYLES if style == "all" else (style,)
     src_dir = source_dir(figures_dir)
     work: list[tuple[str, str, str, str, str, tuple[str, ...]]] = []

@@ -239,3 +239,31 @@ def interval(values: Any) -> tuple[float, float]:
         return math.nan, math.nan
     lo, hi = np.percentile(arr, INTERVAL)
     return float(lo), float(hi)
+
+
+def footprint_range(device_hours: float, hardware_id: str | list[str], **central_overrides: Any) -> dict[str, Any]:
+    """A run's central footprint and the interval of its energy, emissions and rent (:data:`INTERVAL_RULE`).
+
+    ``operator=`` as in :func:`inputs_for`. `central_overrides` replace fields of the central inputs (a
+    notebook's parameters); one that differs from the book's value is also held fixed in the draws.
+    `hardware_id` may be a list (a run whose GPU is not named): the central case is its first entry,
+    and the draws are spread equally over all of them.
+    Returns ``{"central": RunFootprint, "facility_mwh": (low, high), "operational_tco2e": (low, high),
+    "rental_usd": (low, high)}``.
+    """
+    from analysis.models.chain import run_footprint
+
+    ids = [hardware_id] if isinstance(hardware_id, str) else list(hardware_id)
+    operator = str(central_overrides.pop("operator", "other"))
+    x = inputs_for(ids[0], "central", operator=operator, **central_overrides)
+    central = run_footprint(device_hours, x)
+    draws = []
+    for hid in ids:
+        default = inputs_for(hid, "central", operator=operator)
+        held = {k: v for k, v in central_overrides.items() if getattr(default, k) != v}
+        fps = [run_footprint(device_hours, d) for d in sampled_inputs(hid, operator=operator, **held)]
+        draws.extend(fps[: SAMPLES // len(ids)])
+    return {"central": central,
+            "facility_mwh": interval([f.facility_mwh for f in draws]),
+            "operational_tco2e": interval([f.operational_tco2e for f in draws]),
+            "rental_usd": interval([f.rental_usd for f in draws])}

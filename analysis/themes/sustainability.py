@@ -98,10 +98,10 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
     """Energy at the facility meter (MWh), operational tCO2e and rental USD of each claim, per case.
 
     Columns ``{energy_mwh,tco2e,usd}_{low,central,high}``; every figure from
-    :func:`analysis.models.chain.run_footprint` with the inputs of
-    :func:`analysis.models.chain_inputs.inputs_for` (plus `overrides` per case).
+    :func:`analysis.models.chain_inputs.footprint_range` (central inputs plus `overrides["central"]`; low
+    and high the interval of the book's one rule; a claim that names no GPU is an A100 40 GB at the
+    centre and spread over V100, A100 40 GB and H100 SXM in the interval).
     """
-    from analysis.models import chain
 
     overrides = overrides or {}
     rows = []
@@ -111,11 +111,14 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
         gh = float(r["gpu_hours"])
         row = {"claim_id": r["claim_id"], "citekey": r["citekey"], "workload": r["workload"],
                "hardware": CLAIM_HARDWARE[hw] if named else "unnamed GPU", "gpu_hours": gh}
-        for case in chain_inputs.CASES:
-            hid = CLAIM_HARDWARE[hw] if named else UNNAMED[case]
-            f = chain.run_footprint(gh, chain_inputs.inputs_for(hid, case, **overrides.get(case, {})))
-            row.update({f"energy_mwh_{case}": f.facility_mwh, f"tco2e_{case}": f.operational_tco2e,
-                        f"usd_{case}": f.rental_usd})
+        ids = CLAIM_HARDWARE[hw] if named else [UNNAMED["central"], UNNAMED["low"], UNNAMED["high"]]
+        rng = chain_inputs.footprint_range(gh, ids, **overrides.get("central", {}))
+        f = rng["central"]
+        for case, i in (("low", 0), ("high", 1)):
+            row.update({f"energy_mwh_{case}": rng["facility_mwh"][i], f"tco2e_{case}": rng["operational_tco2e"][i],
+                        f"usd_{case}": rng["rental_usd"][i]})
+        row.update({"energy_mwh_central": f.facility_mwh, "tco2e_central": f.operational_tco2e,
+                    "usd_central": f.rental_usd})
         rows.append(row)
     out = pd.DataFrame(rows)
     out["priced"] = out["usd_central"].notna()

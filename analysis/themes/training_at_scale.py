@@ -278,7 +278,7 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
     accelerator's on-demand entry times `price_scale`; the amortised cost is the central ownership cost.
     """
     from analysis.data import hardware
-    from analysis.models import chain, chain_inputs
+    from analysis.models import chain_inputs
 
     overrides = overrides or {}
     out = []
@@ -306,18 +306,11 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
         if params and tokens and not _isnan(util) and not _isnan(r["n_gpus"]) and not _isnan(peak):
             model_days = models.training_days(models.training_flops_6nd(params, tokens), int(r["n_gpus"]), peak, util)
         days = gh / r["n_gpus"] / 24 if not _isnan(r["n_gpus"]) else math.nan
-        op = str(r["operator_class"])
-        central_in = overrides.get("central", {})
-        x = chain_inputs.inputs_for(hw, "central", operator=op, **central_in)
-        # the interval (chain_inputs.INTERVAL_RULE): a parameter set to other than the book's value is held
-        default = chain_inputs.inputs_for(hw, "central", operator=op)
-        held = {k: v for k, v in central_in.items() if getattr(default, k) != v}
-        central = chain.run_footprint(gh, x)
-        draws = [chain.run_footprint(gh, d) for d in chain_inputs.sampled_inputs(hw, operator=op, **held)]
-        kwh = [*(chain_inputs.interval([f.energy.facility_kwh for f in draws])), central.energy.facility_kwh]
-        co2 = [*(chain_inputs.interval([f.operational_tco2e for f in draws])), central.operational_tco2e]
-        usd = [*(chain_inputs.interval([f.rental_usd * price_scale for f in draws])), central.rental_usd * price_scale]
-        kwh, co2, usd = ([v[0], v[2], v[1]] for v in (kwh, co2, usd))  # (low, central, high)
+        rng = chain_inputs.footprint_range(gh, hw, operator=str(r["operator_class"]), **overrides.get("central", {}))
+        central = rng["central"]
+        kwh = [rng["facility_mwh"][0] * 1e3, central.energy.facility_kwh, rng["facility_mwh"][1] * 1e3]
+        co2 = [rng["operational_tco2e"][0], central.operational_tco2e, rng["operational_tco2e"][1]]
+        usd = [v * price_scale for v in (rng["rental_usd"][0], central.rental_usd, rng["rental_usd"][1])]
         amort = central.owned_usd
         price_key = chain_inputs.price_key(hw) if not _isnan(usd[1]) else ""
         out.append({
