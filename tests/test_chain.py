@@ -120,3 +120,17 @@ def test_notebook_defaults_are_the_books():
                 seen += 1
                 assert float(value) == pytest.approx(central[name]), f"{nb.name}: {name} = {value}"
     assert seen >= 8
+
+
+def test_one_table_resolves_a_papers_gpu_name():
+    """Issue 31, item 4: a bare "A100" (no memory size) is the 40 GB part for every chapter, the part of the
+    unnamed-GPU convention's central case; a name outside the table is that convention in each case."""
+    assert chain_inputs.claim_hardware("A100") == "A100-40GB" == chain_inputs.UNNAMED_GPU["central"]
+    assert chain_inputs.claim_hardware("H100", "low") == "H100-SXM"  # a named GPU has no low/high part
+    assert [chain_inputs.claim_hardware(g, case) for g, case in ((None, "low"), ("GPU", "high"), ("", "central"))] \
+        == [chain_inputs.UNNAMED_GPU[c] for c in ("low", "high", "central")]
+    with pytest.raises(ValueError):
+        chain_inputs.claim_hardware("A100", "median")
+    # PixArt-alpha's 675 A100 GPU-days at that part's on-demand price
+    assert 675 * 24 * chain_inputs.inputs_for(chain_inputs.claim_hardware("A100")).usd_per_device_hour == \
+        pytest.approx(66_420)

@@ -76,9 +76,10 @@ def decimal_year(dates: pd.Series) -> np.ndarray:
 
 # --- the corpus's GPU-hour claims, priced with the book's one chain ----------------------------
 
-# The hardware names claims use -> data/hardware.csv ids. A claim naming no GPU is priced as an
-# A100 40 GB in the central case and spans a V100 (low) to an H100 SXM (high).
-CLAIM_HARDWARE = {"A100": "A100-40GB", "H100": "H100-SXM", "V100": "V100", "L4": "L4", "MI300X": "MI300X"}
+# The hardware names claims use -> data/hardware.csv ids, the book's one table (a bare "A100" is the 40 GB
+# part). A claim naming no GPU is priced as an A100 40 GB in the central case and spans a V100 (low) to an
+# H100 SXM (high).
+CLAIM_HARDWARE = chain_inputs.CLAIM_HARDWARE
 UNNAMED = chain_inputs.UNNAMED_GPU
 
 
@@ -112,7 +113,7 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
         row = {"claim_id": r["claim_id"], "citekey": r["citekey"], "workload": r["workload"],
                "hardware": CLAIM_HARDWARE[hw] if named else "unnamed GPU", "gpu_hours": gh}
         for case in chain_inputs.CASES:
-            hid = CLAIM_HARDWARE[hw] if named else UNNAMED[case]
+            hid = chain_inputs.claim_hardware(hw, case)
             f = chain.run_footprint(gh, chain_inputs.inputs_for(hid, case, **overrides.get(case, {})))
             row.update({f"energy_mwh_{case}": f.facility_mwh, f"tco2e_{case}": f.operational_tco2e,
                         f"usd_{case}": f.rental_usd})
