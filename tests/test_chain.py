@@ -159,3 +159,17 @@ def test_intervals_are_seeded_and_ordered():
     lo, hi = chain_inputs.interval(a)
     central = chain.run_footprint(1000, chain_inputs.inputs_for("H100-SXM")).facility_mwh
     assert lo < central < hi
+
+
+def test_one_table_resolves_a_papers_gpu_name():
+    """Issue 31, item 4: a bare "A100" (no memory size) is the 40 GB part for every chapter, the part of the
+    unnamed-GPU convention's central case; a name outside the table is that convention in each case."""
+    assert chain_inputs.claim_hardware("A100") == "A100-40GB" == chain_inputs.UNNAMED_GPU["central"]
+    assert chain_inputs.claim_hardware("H100", "low") == "H100-SXM"  # a named GPU has no low/high part
+    assert [chain_inputs.claim_hardware(g, case) for g, case in ((None, "low"), ("GPU", "high"), ("", "central"))] \
+        == [chain_inputs.UNNAMED_GPU[c] for c in ("low", "high", "central")]
+    with pytest.raises(ValueError):
+        chain_inputs.claim_hardware("A100", "median")
+    # PixArt-alpha's 675 A100 GPU-days at that part's central price, the median of Epoch's 7 providers (2.93)
+    assert 675 * 24 * chain_inputs.inputs_for(chain_inputs.claim_hardware("A100")).usd_per_device_hour == \
+        pytest.approx(47_466)

@@ -41,6 +41,63 @@ def test_a_key_with_two_values_is_caught(tmp_path):
     assert facts.conflicts(facts.collect(tmp_path)).empty
 
 
+def _priced_output(name: str, value: float, *, citekey: str, quantity: str, unit: str, assumptions: str,
+                   price_basis: str) -> dict:
+    fact = {"citekey": citekey, "quantity": quantity, "boundary": "", "assumptions": assumptions,
+            "price_basis": price_basis, "unit": unit, "value": value,
+            "key": facts.fact_key(citekey, quantity, "", assumptions, price_basis)}
+    return {"output_type": "display_data", "data": {facts.GLUE_PREFIX + "text/plain": repr(value)},
+            "metadata": {"scrapbook": {"name": name, "mime_prefix": facts.GLUE_PREFIX}, "fact": fact}}
+
+
+def test_a_price_basis_extends_the_key_compatibly():
+    # a fact without a price basis keeps the key it had before the field existed
+    assert facts.fact_key("a2024x", "energy_mwh", "facility", "book central") == \
+        "a2024x|energy_mwh|facility|book central"
+    assert facts.fact_key("a2024x", "usd_rental", "", "book central", "on-demand central") == \
+        "a2024x|usd_rental||book central|on-demand central"
+    # the basis names which end of the run's own GPU's price range, never a GPU: a notebook cannot opt out of
+    # the meaning check by calling its basis "A100-80GB price"
+    with pytest.raises(ValueError, match="price_basis"):
+        facts.glue_fact("x", 1.0, citekey="a2024x", quantity="usd_rental", unit="USD",
+                        price_basis="A100-80GB on-demand")
+
+
+def test_one_meaning_under_two_keys_is_caught(tmp_path):
+    """Issue 31, item 4: PixArt-alpha's rent was 66.42 thousand USD in one notebook and 82,944 USD in another,
+    under two keys (other quantity name, unit and assumption note), so the one-key check saw nothing."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "chapters").mkdir()
+    run = "chen2023pixart:pixart-alpha"
+    a = _priced_output("px_k", 66.42, citekey=run, quantity="usd_rental_thousand", unit="thousand USD",
+                       assumptions="book central", price_basis="on-demand central")
+    low = _priced_output("px_lo_k", 17.82, citekey=run, quantity="usd_rental_thousand", unit="thousand USD",
+                         assumptions="book low", price_basis="on-demand low")
+
+    def b(value: float) -> dict:
+        return _priced_output("px_usd", value, citekey=run, quantity="usd_rental", unit="USD",
+                              assumptions="A100-equivalent hours at reference price", price_basis="on-demand central")
+
+    (tmp_path / "notebooks" / "a.ipynb").write_text(json.dumps(_nb([[a, low]])))
+    (tmp_path / "notebooks" / "b.ipynb").write_text(json.dumps(_nb([[b(82944.0)]])))
+    (tmp_path / "chapters" / "x.md").write_text("{glue:text}`../notebooks/b.ipynb::px_usd:,.0f` USD")
+    numbers = facts.collect(tmp_path)
+    assert facts.conflicts(numbers).empty  # two keys, one value each: the key check cannot see it
+    bad = facts.meaning_conflicts(numbers)
+    assert set(bad["glue_name"]) == {"px_k", "px_usd"}  # not the low end: another price basis, another fact
+    assert set(bad["m_value"].round(6)) == {66420.0, 82944.0}  # both in USD
+    assert "chapters/x.md" in set(bad["pages"])
+    # the same rent in thousand and in plain USD is one number
+    (tmp_path / "notebooks" / "b.ipynb").write_text(json.dumps(_nb([[b(66420.0)]])))
+    assert facts.meaning_conflicts(facts.collect(tmp_path)).empty
+    # the check reads numbers.csv as the build writes it
+    facts.write(tmp_path)
+    (tmp_path / "notebooks" / "b.ipynb").write_text(json.dumps(_nb([[b(82944.0)]])))
+    facts.write(tmp_path)
+    written = pd.read_csv(tmp_path / "outputs" / "numbers.csv", keep_default_na=False)
+    assert set(facts.meaning_conflicts(written)["glue_name"]) == {"px_k", "px_usd"}
+
+
 @pytest.fixture(scope="module")
 def numbers() -> pd.DataFrame:
     if not NUMBERS.exists():
@@ -105,3 +162,56 @@ def test_no_glue_breaks_the_notebook_message_channel():
                 if out.get("name") == "stderr" and "serialization failed" in "".join(out.get("text", "")):
                     bad.append(nb.name)
     assert not bad, f"notebooks whose outputs could not be serialised: {sorted(set(bad))}"
+
+
+def test_no_meaning_has_two_values(numbers):
+    """One fact glued under two keys (another unit's scale, another assumption note) still has one number: rows
+    that agree on run, quantity, boundary and price basis (or assumption set) agree on the value."""
+    bad = facts.meaning_conflicts(numbers)
+    assert bad.empty, "one fact, two numbers under two keys:\n" + \
+        bad[["key", "m_value", "m_unit", "notebook", "glue_name", "pages"]].to_string()
+
+
+def test_rents_of_runs_state_their_price_basis(numbers):
+    """Every rent of a run (a paper's or a reference run's, not the book's own worked example) states its price
+    basis, so the meaning check above sees it: a notebook that prices a run again under a new assumption note
+    still meets the other notebooks' figure for that run. A rent at the book's low, central or high case
+    states the same end of the price range."""
+    m = facts.meaning(numbers)
+    rent = m[m["m_quantity"].isin(["usd_rental", "usd_rental_low", "usd_rental_high"])]
+    runs = rent[~rent["citekey"].str.split(":").str[0].isin(["book", "corpus", "hw"])]
+    assert len(runs) > 50
+    unstated = runs[runs["price_basis"] == ""]
+    assert unstated.empty, unstated[["notebook", "glue_name", "citekey", "assumptions"]].to_string()
+    cases = runs[runs["assumptions"].isin(["book low", "book central", "book high"])]
+    wrong = cases[cases["price_basis"] != cases["assumptions"].str.replace("book", "on-demand", regex=False)]
+    assert wrong.empty, wrong[["notebook", "glue_name", "assumptions", "price_basis"]].to_string()
+
+
+@pytest.mark.parametrize("run, claim_id, pages", [
+    ("chen2023pixart:pixart-alpha", "chen2023pixart-3",
+     {"chapters/generative.md", "chapters/sustainability.md", "chapters/claims.md"}),
+    ("chen2023pixart:sd-v15", "chen2023pixart-4", {"chapters/generative.md", "chapters/sustainability.md"}),
+    ("seawead2025seaweed7b", "seawead2025seaweed7b-2", {"chapters/generative.md"}),
+])
+def test_generative_runs_have_one_rent(numbers, run, claim_id, pages):
+    """Issue 31, item 4: PixArt-alpha, the Stable Diffusion v1.5 run it quotes and Seaweed-7B each have one rent
+    at the central on-demand price, on the GPU the paper names as the book's one table resolves it (a bare A100
+    is the 40 GB part), and every chapter that states it pastes that glue."""
+    from analysis.data import claims
+    from analysis.models import chain_inputs
+
+    m = facts.meaning(numbers)
+    rents = m[(m["citekey"] == run) & (m["m_quantity"] == "usd_rental")]
+    assert set(rents["notebook"]) <= {"sustainability-runs", "training-at-scale-runs"}  # priced by the one chain
+    central = rents[rents["price_basis"] == "on-demand central"]
+    assert len(set(central["m_value"].round(6))) == 1, central[["glue_name", "m_value"]].to_string()
+    c = claims.load().set_index("claim_id").loc[claim_id]
+    hours = c["value"] * (24 if c["metric"] == "gpu_days" else 1)
+    price = chain_inputs.inputs_for(chain_inputs.claim_hardware(c["hardware"])).usd_per_device_hour
+    assert central["m_value"].iloc[0] == pytest.approx(hours * price)
+    pasted = {p for ps in central["pages"] for p in ps.split(";") if p}
+    assert pages <= pasted
+    if run == "chen2023pixart:pixart-alpha":  # the claims audit's own recomputation at the default agrees
+        audit = numbers[numbers["glue_name"] == "rec_pixart_cost_rate"]
+        assert float(audit["value"].iloc[0]) == pytest.approx(hours * price)

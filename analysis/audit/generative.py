@@ -93,24 +93,31 @@ def _pixart_cost_ratio(c: Claims) -> Result:
                            "rate_sd": (sd_rate, "implied_usd_per_gpu_hour:sd", "USD/GPU-hour")})
 
 
+def _claim_price(c: Claims, claim_id: str) -> str:
+    """The on-demand price entry of the GPU a claim names, as the book's one table resolves it (a bare "A100"
+    is the 40 GB part: analysis.models.chain_inputs.claim_hardware), so the audit prices a run on the same part
+    as the sustainability chain."""
+    return chain_inputs.price_key(chain_inputs.claim_hardware(c.row(claim_id)["hardware"]))
+
+
 @check("pixart-cost-rate", "chen2023pixart", ["chen2023pixart-3", "chen2023pixart-6"], "cost_rate",
        "PixArt-α: $26,000 for 675 A100 GPU-days")
 def _pixart_rate(c: Claims) -> Result:
     return cost_rate(c.value("chen2023pixart-6"), models.gpu_hours(1, c.value("chen2023pixart-3")),
-                      "gpu_hour_usd_a100_40gb", "A100 GPUs")
+                      _claim_price(c, "chen2023pixart-3"), "A100 GPUs")
 
 
 @check("pixart-sd-cost-rate", "chen2023pixart", ["chen2023pixart-4", "chen2023pixart-7"], "cost_rate",
        "PixArt-α's figure for Stable Diffusion v1.5: $320,000 for 6,250 A100 GPU-days")
 def _sd_rate(c: Claims) -> Result:
     return cost_rate(c.value("chen2023pixart-7"), models.gpu_hours(1, c.value("chen2023pixart-4")),
-                      "gpu_hour_usd_a100_40gb", "A100 GPUs")
+                      _claim_price(c, "chen2023pixart-4"), "A100 GPUs")
 
 
 @check("pixart-co2", "chen2023pixart", ["chen2023pixart-3", "chen2023pixart-4", "chen2023pixart-8"], "energy",
        "PixArt-α: 675 vs 6,250 A100 GPU-days stated as a 90% cut in CO2 emissions")
 def _pixart_co2(c: Claims) -> Result:
-    x = chain_inputs.inputs_for("A100-40GB", "central")
+    x = chain_inputs.inputs_for(chain_inputs.claim_hardware(c.row("chen2023pixart-3")["hardware"]), "central")
     co2 = [chain.run_footprint(models.gpu_hours(1, c.value(cid)), x).operational_tco2e
            for cid in ("chen2023pixart-3", "chen2023pixart-4")]
     reported = c.value("chen2023pixart-8")

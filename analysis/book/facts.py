@@ -7,6 +7,14 @@ glued value of the executed notebooks, with its key where it has one and the pag
 the build writes the table to ``outputs/numbers.csv``, and a test fails when one key has two values
 (one fact, one number). A modelled fact also records its interval (``low``, ``high``: the 10th and
 90th percentiles by :data:`analysis.models.chain_inputs.INTERVAL_RULE`); a fact typed from a paper has none.
+
+A dollar figure priced by the book also states its price basis (:data:`PRICE_BASES`): which point of the
+on-demand price range of the run's own GPU it uses, or which end of the book's interval. The basis names no GPU on purpose: the part a run is
+priced on follows from the GPU the paper names (:func:`analysis.models.chain_inputs.claim_hardware`),
+not from a notebook's choice, so two notebooks pricing one run at the central price state one fact. The
+same fact can still be glued under two keys (in thousand and in million USD, or with different
+assumption notes); :func:`meaning_conflicts` finds those by meaning, (run, quantity, boundary, price
+basis) with the unit's scale taken out.
 """
 
 from __future__ import annotations
@@ -22,12 +30,23 @@ import pandas as pd
 from IPython.display import display
 
 GLUE_PREFIX = "application/papermill.record/"
-KEY_FIELDS = ("citekey", "quantity", "boundary", "assumptions")
+KEY_FIELDS = ("citekey", "quantity", "boundary", "assumptions", "price_basis")
 COLUMNS = ["key", *KEY_FIELDS, "value", "low", "high", "unit", "notebook", "glue_name", "pages"]
 
+PRICE_BASES = ("on-demand low", "on-demand central", "on-demand high", "interval low", "interval high")
+"""The price bases a dollar figure can state: the lowest, the default (median) or the highest on-demand price
+in data/assumptions.yml of the GPU the run is priced on (analysis.models.chain_inputs), or the low or high end
+of the book's interval (analysis.models.chain_inputs.INTERVAL_RULE), which draws the price with the other
+assumptions."""
 
-def fact_key(citekey: str, quantity: str, boundary: str = "", assumptions: str = "") -> str:
-    return "|".join((citekey, quantity, boundary, assumptions))
+# scale words of units and quantities: "thousand USD" and usd_rental_thousand are USD x 1e3
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "M": 1e6}
+_QUANTITY_SCALE = re.compile(r"_(thousand|million|billion)$")
+
+
+def fact_key(citekey: str, quantity: str, boundary: str = "", assumptions: str = "", price_basis: str = "") -> str:
+    """The fact's key; a fact without a price basis keeps the four-field key it had before the field existed."""
+    return "|".join((citekey, quantity, boundary, assumptions) + ((price_basis,) if price_basis else ()))
 
 
 def _finite(x: float | None) -> float | None:
@@ -35,16 +54,21 @@ def _finite(x: float | None) -> float | None:
 
 
 def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str, boundary: str = "",
-              assumptions: str = "", low: float | None = None, high: float | None = None) -> None:
+              assumptions: str = "", price_basis: str = "", low: float | None = None,
+              high: float | None = None) -> None:
     """``myst_nb.glue(name, value, display=False)`` plus the fact's key, unit and (a modelled fact)
     its interval `low`-`high` in the output's metadata."""
+    if price_basis and price_basis not in PRICE_BASES:
+        raise ValueError(f"price_basis must be one of {PRICE_BASES} (the GPU is the run's own, not part of the "
+                         f"basis), got {price_basis!r}")
     v = value.item() if hasattr(value, "item") else value
     if (low is None) != (high is None):
         raise ValueError(f"glue_fact {name}: give both low and high, or neither")
     mimebundle, metadata = IPython.core.formatters.format_display_data(v)
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
-    metadata["fact"] = {"key": fact_key(citekey, quantity, boundary, assumptions), "citekey": citekey,
+    metadata["fact"] = {"key": fact_key(citekey, quantity, boundary, assumptions, price_basis), "citekey": citekey,
                         "quantity": quantity, "boundary": boundary, "assumptions": assumptions,
+                        "price_basis": price_basis,
                         "unit": unit, "value": float(v) if math.isfinite(float(v)) else None,  # JSON has no NaN
                         "low": _finite(low), "high": _finite(high)}
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
@@ -109,6 +133,41 @@ def conflicts(numbers: pd.DataFrame, rel: float = 1e-9) -> pd.DataFrame:
         if (v.max() - v.min()) > rel * max(abs(v.max()), abs(v.min()), 1e-300):
             bad.append(g)
     return pd.concat(bad) if bad else keyed.iloc[0:0]
+
+
+def _unit_scale(unit: str) -> tuple[str, float]:
+    """("USD", 1e6) for "million USD"; a unit without a scale word is itself with scale 1."""
+    head, _, rest = unit.partition(" ")
+    return (rest, _SCALES[head]) if rest and head in _SCALES else (unit, 1.0)
+
+
+def meaning(numbers: pd.DataFrame) -> pd.DataFrame:
+    """The keyed rows with what they mean: run (citekey), quantity and unit without their scale word, boundary
+    and basis (the price basis where one is stated, else the assumption set), and the value in the unscaled
+    unit. usd_rental_thousand 66.42 thousand USD and usd_rental 66420 USD mean one thing."""
+    keyed = numbers[numbers["key"] != ""].copy()
+    for col in KEY_FIELDS:
+        keyed[col] = keyed[col].fillna("").astype(str) if col in keyed else ""
+    units = keyed["unit"].fillna("").astype(str).map(_unit_scale)
+    keyed["m_unit"] = [u for u, _ in units]
+    keyed["m_value"] = pd.to_numeric(keyed["value"], errors="coerce") * [f for _, f in units]
+    keyed["m_quantity"] = keyed["quantity"].str.replace(_QUANTITY_SCALE, "", regex=True)
+    keyed["m_basis"] = keyed["price_basis"].where(keyed["price_basis"] != "", keyed["assumptions"])
+    return keyed
+
+
+MEANING = ("citekey", "m_quantity", "m_unit", "boundary", "m_basis")
+
+
+def meaning_conflicts(numbers: pd.DataFrame, rel: float = 1e-9) -> pd.DataFrame:
+    """Rows of one meaning (:data:`MEANING`) glued under more than one key with different values."""
+    m = meaning(numbers)
+    bad = []
+    for _, g in m.groupby(list(MEANING)):
+        v = g["m_value"].astype(float).dropna()
+        if g["key"].nunique() > 1 and len(v) and (v.max() - v.min()) > rel * max(abs(v.max()), abs(v.min()), 1e-300):
+            bad.append(g)
+    return pd.concat(bad) if bad else m.iloc[0:0]
 
 
 def write(book: Path) -> Path:

@@ -39,6 +39,21 @@ OPERATOR_PUE = {"hyperscaler": "pue_hyperscaler", "other": "pue_non_hyperscaler"
 assign it: the hyperscalers' own data centres (Alphabet, Microsoft, Meta, Amazon) 1.1, all others 1.25;
 each entry's low/high is its sourced range. A run whose operator is not known is "other"."""
 
+CLAIM_HARDWARE = {"A100": "A100-40GB", "H100": "H100-SXM", "V100": "V100", "L4": "L4", "MI300X": "MI300X"}
+"""A GPU as a paper names it (data/claims.csv ``hardware``) -> the data/hardware.csv part the book prices and
+powers it as. A bare "A100" does not say 40 or 80 GB, so it is the 40 GB part, the same part as the central
+case of :data:`UNNAMED_GPU`; a bare "H100" is the SXM part. One table for every chapter, so two chapters
+cannot price one run on two parts."""
+
+
+def claim_hardware(gpu: str | None, case: str = "central") -> str:
+    """The part a paper's GPU name is priced and powered as; a name outside :data:`CLAIM_HARDWARE` (none,
+    or a bare "GPU") is the unnamed-GPU convention of `case`."""
+    if case not in CASES:
+        raise ValueError(f"case must be one of {CASES}, got {case!r}")
+    return CLAIM_HARDWARE.get(gpu, UNNAMED_GPU[case]) if isinstance(gpu, str) else UNNAMED_GPU[case]
+
+
 DECREASING = {"amortisation_years"}
 """Roles whose larger value lowers the outputs (a longer life spreads the price thinner)."""
 

@@ -76,9 +76,10 @@ def decimal_year(dates: pd.Series) -> np.ndarray:
 
 # --- the corpus's GPU-hour claims, priced with the book's one chain ----------------------------
 
-# The hardware names claims use -> data/hardware.csv ids. A claim naming no GPU is priced as an
-# A100 40 GB in the central case and spans a V100 (low) to an H100 SXM (high).
-CLAIM_HARDWARE = {"A100": "A100-40GB", "H100": "H100-SXM", "V100": "V100", "L4": "L4", "MI300X": "MI300X"}
+# The hardware names claims use -> data/hardware.csv ids, the book's one table (a bare "A100" is the 40 GB
+# part). A claim naming no GPU is priced as an A100 40 GB in the central case and spans a V100 (low) to an
+# H100 SXM (high).
+CLAIM_HARDWARE = chain_inputs.CLAIM_HARDWARE
 UNNAMED = chain_inputs.UNNAMED_GPU
 
 
@@ -111,7 +112,10 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
         gh = float(r["gpu_hours"])
         row = {"claim_id": r["claim_id"], "citekey": r["citekey"], "workload": r["workload"],
                "hardware": CLAIM_HARDWARE[hw] if named else "unnamed GPU", "gpu_hours": gh}
-        ids = CLAIM_HARDWARE[hw] if named else [UNNAMED["central"], UNNAMED["low"], UNNAMED["high"]]
+        if named:
+            ids: str | list[str] = chain_inputs.claim_hardware(hw)
+        else:
+            ids = [chain_inputs.claim_hardware(hw, c) for c in ("central", "low", "high")]
         rng = chain_inputs.footprint_range(gh, ids, **overrides.get("central", {}))
         f = rng["central"]
         for case, i in (("low", 0), ("high", 1)):
