@@ -86,3 +86,21 @@ def test_bad_input_raises():
 def test_log_space_endpoints():
     xs = s.log_space(1e3, 1e6, 4)
     assert xs == pytest.approx([1e3, 1e4, 1e5, 1e6])
+
+
+def test_hoffmann_approaches_1_and_2_through_their_tables():
+    # Hoffmann et al. 2022, Table 2: a = b = 0.50 (Approach 1); Table 3, row 67B: 5.76e23 FLOPs, 1.5T tokens.
+    # At 4 x 5.76e23 FLOP the size and the tokens both double: 134B parameters on 3.0T tokens.
+    a1 = s.constants("hoffmann2022_a1")
+    assert (a1["a"], a1["b"], a1["N_ref"], a1["C_ref"], a1["D_ref"]) == (0.50, 0.50, 6.7e10, 5.76e23, 1.5e12)
+    n, d = s.anchored_optimal(4 * 5.76e23, a1["N_ref"], a1["D_ref"], a1["C_ref"], a1["a"], a1["b"])
+    assert n == pytest.approx(1.34e11) and d == pytest.approx(3.0e12)
+    # Table 3's own 175B row (3.85e24 FLOPs) from the 67B row: 67B x (3.85e24 / 5.76e23)^0.5 = 67B x 2.585 = 173B.
+    n175, _ = s.anchored_optimal(3.85e24, 6.7e10, 1.5e12, 5.76e23, 0.50, 0.50)
+    assert n175 == pytest.approx(1.73e11, rel=0.01)
+    # Approach 2 (Table 2: 0.49 / 0.51; Table A3, row 67B: 6.88e23 FLOPs, 1.7T tokens): at the anchor it is the anchor.
+    a2 = s.constants("hoffmann2022_a2")
+    assert s.anchored_optimal(6.88e23, a2["N_ref"], a2["D_ref"], a2["C_ref"], a2["a"], a2["b"]) == pytest.approx(
+        (6.7e10, 1.7e12))
+    with pytest.raises(models.ModelError):
+        s.anchored_optimal(0, 6.7e10, 1.5e12, 5.76e23, 0.5, 0.5)

@@ -119,3 +119,23 @@ def test_runs_file_bad_row_named(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "DATA", tmp_path)
     with pytest.raises(DataError, match=r"row 4, column kind"):
         t.load_runs()
+
+
+def test_mfu_by_paper_counts_each_paper_once_on_a_model_flops_basis():
+    # Megatron-LM (Narayanan et al. 2021) gives two hardware-FLOPs utilisations, 52% (1T; abstract) and
+    # 140/312 = 44.9% (GPT-3 175B; Sec. 5.1): x 72/96 they are 39.0% and 33.7%, one paper at their median 36.3%.
+    # GLM-130B states 32.5% MFU (Sec. 2.3); Frontier's 38% has no stated basis and a reference row no corpus paper.
+    import pandas as pd
+
+    rows = [("megatron-1t", "narayanan2021efficient", "hardware", 0.52 * 0.75),
+            ("megatron-gpt3", "narayanan2021efficient", "hardware", 140 / 312 * 0.75),
+            ("glm-130b", "zeng2022glm130b", "model", 0.325),
+            ("frontier-22b", "dash2023optimizing", "unstated", 0.3838),
+            ("palm-540b", "", "model", 0.462)]
+    tab = pd.DataFrame([{"run_id": r, "run": r, "citekey": c, "year": 2021, "basis": b, "mfu": m}
+                        for r, c, b, m in rows])
+    per = t.mfu_by_paper(tab)
+    assert list(per["citekey"]) == ["zeng2022glm130b", "narayanan2021efficient"]
+    assert per["mfu"].tolist() == pytest.approx([0.325, (0.39 + 140 / 312 * 0.75) / 2])
+    assert per["rows"].tolist() == [1, 2]
+    assert t.mfu_by_paper(tab, ("busy",)).empty

@@ -1,7 +1,8 @@
 """Scaling laws and test-time compute: published power laws, compute-optimal allocation, cost per query.
 
 Pure functions; units are in the argument names. Constants live in data/scaling-power-laws.csv
-(Kaplan et al. 2020, App. A Tables 5-6; Hoffmann et al. 2022, eq. (4) and App. D.2, external),
+(Kaplan et al. 2020, App. A Tables 5-6; Hoffmann et al. 2022, eq. (4) and App. D.2 for Approach 3, Tables 2,
+3 and A3 for Approaches 1 and 2, external),
 operating points in data/scaling-test-time.csv.
 """
 
@@ -20,7 +21,8 @@ PF_DAY_FLOP = 1e15 * 86400.0
 
 LAWS_SCHEMA = pa.DataFrameSchema(
     {
-        "law": pa.Column(str, checks=pa.Check.isin(["kaplan2020", "hoffmann2022"])),
+        "law": pa.Column(str, checks=pa.Check.isin(["kaplan2020", "hoffmann2022", "hoffmann2022_a1",
+                                                     "hoffmann2022_a2"])),
         "symbol": pa.Column(str, checks=pa.Check.str_matches(r"^[A-Za-z_]+$")),
         "value": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
         "unit": pa.Column(str),
@@ -120,6 +122,19 @@ def chinchilla_optimal(c_flop: float, a: float, b: float, alpha: float, beta: fl
     g = (alpha * a / (beta * b)) ** (1.0 / (alpha + beta))
     n = g * (c_flop / 6.0) ** (beta / (alpha + beta))
     return n, c_flop / (6.0 * n)
+
+
+def anchored_optimal(c_flop: float, n_ref: float, d_ref: float, c_ref: float, a: float, b: float
+                     ) -> tuple[float, float]:
+    """(N_opt, D_opt) at `c_flop` from a power-law frontier through one published point.
+
+    Hoffmann et al. 2022 give Approaches 1 and 2 (training-curve envelopes and IsoFLOP profiles) as
+    exponents, N_opt ∝ C^a and D_opt ∝ C^b (Table 2), and as projected rows of parameters, FLOPs and tokens
+    (Table 3, Table A3); one row (`n_ref`, `d_ref` at `c_ref`) fixes the scale.
+    """
+    models.require_positive(c_flop=c_flop, n_ref=n_ref, d_ref=d_ref, c_ref=c_ref, a=a, b=b)
+    ratio = c_flop / c_ref
+    return n_ref * ratio**a, d_ref * ratio**b
 
 
 def compute_where_optimal_chinchilla(params: float, a: float, b: float, alpha: float, beta: float) -> float:

@@ -183,6 +183,33 @@ def mfu_table(runs: pd.DataFrame, plausible_max: float) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+# Bases on which a reported utilisation is a model-FLOPs utilisation: stated as MFU ("model"), or
+# counted with recomputation and turned into MFU by the 72/96 of Megatron-LM's eq. (3) ("hardware").
+MODEL_FLOPS_BASES = ("model", "hardware")
+
+
+def mfu_by_paper(tab: pd.DataFrame, bases: tuple[str, ...] = MODEL_FLOPS_BASES) -> pd.DataFrame:
+    """One row per corpus paper whose throughput reports are on one of `bases`: its median MFU.
+
+    `tab` is :func:`mfu_table`. Reference rows (no corpus citekey) are left out, so are rows whose
+    basis is not in `bases` (an unstated basis is not assumed to be model FLOPs). A paper with
+    several rows (Megatron-LM's 1T and 175B estimates) counts once, with the median of its rows
+    (:func:`analysis.models.paper_stats.paper_values`). Columns: citekey, runs (names joined by
+    "; "), mfu (fraction), rows, year; sorted by mfu.
+    """
+    from analysis.models import paper_stats
+
+    sub = tab[(tab["citekey"] != "") & tab["basis"].isin(bases) & tab["mfu"].notna()]
+    if sub.empty:
+        return pd.DataFrame(columns=["citekey", "runs", "mfu", "rows", "year"])
+    per = paper_stats.paper_values(sub, "mfu").rename(columns={"claims": "rows"})
+    names = sub.groupby("citekey", sort=True)["run"].agg("; ".join)
+    years = sub.groupby("citekey", sort=True)["year"].min()
+    per["runs"] = per["citekey"].map(names)
+    per["year"] = per["citekey"].map(years).astype(int)
+    return per[["citekey", "runs", "mfu", "rows", "year"]].sort_values("mfu").reset_index(drop=True)
+
+
 # --- the memory wall --------------------------------------------------------------------------
 
 def offload_gpu_bytes_per_param(mode: str, weight_bytes: float = 2.0) -> float:
