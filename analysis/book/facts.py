@@ -8,13 +8,13 @@ the build writes the table to ``outputs/numbers.csv``, and a test fails when one
 (one fact, one number). A modelled fact also records its interval (``low``, ``high``: the 10th and
 90th percentiles by :data:`analysis.models.chain_inputs.INTERVAL_RULE`); a fact typed from a paper has none.
 
-A dollar figure priced by the book also states its price basis (:data:`PRICE_BASES`): which point of the
-on-demand price range of the run's own GPU it uses, or which end of the book's interval. The basis
-names no GPU on purpose: the part a run is priced on follows from the GPU the paper names
-(:func:`analysis.models.chain_inputs.claim_hardware`), not from a notebook's choice, so two notebooks
-pricing one run at the central price state one fact. The same fact can still be glued under two keys (in thousand and in million USD, or with different
-assumption notes); :func:`meaning_conflicts` finds those by meaning, (run, quantity, boundary, price
-basis) with the unit's scale taken out.
+A dollar figure priced by the book also states its price basis (:data:`PRICE_BASES`): which point of the on-
+demand price range of the run's own GPU it uses, or which end of the book's interval. The basis names no GPU
+on purpose: the part a run is priced on follows from the GPU the paper names
+(:func:`analysis.models.chain_inputs.claim_hardware`), not from a notebook's choice, so two notebooks pricing
+one run at the central price state one fact. The same fact can still be glued under two keys (in thousand and
+in million USD, or with different assumption notes); :func:`meaning_conflicts` finds those by meaning, (run,
+quantity, boundary, price basis) with the unit's scale taken out.
 """
 
 from __future__ import annotations
