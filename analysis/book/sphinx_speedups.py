@@ -30,40 +30,17 @@ from typing import Any
 def _memoise_from_latex() -> None:
     from pybtex.richtext import Text
 
-    if getattr(Text.from_latex, "_book_memoised", False):
-        return
-    original = Text.from_latex.__func__  # type: ignore[attr-defined]
-    cache: dict[tuple[type, str], Any] = {}
-
-    def from_latex(cls: type, latex: str) -> Any:
-        key = (cls, latex)
-        try:
-            return cache[key]
-        except KeyError:
-            result = cache[key] = original(cls, latex)
-            return result
-
-    from_latex._book_memoised = True  # type: ignore[attr-defined]
-    Text.from_latex = classmethod(from_latex)  # type: ignore[assignment]
+    parse = Text.__dict__["from_latex"].__func__
+    if not hasattr(parse, "cache_info"):
+        Text.from_latex = classmethod(functools.lru_cache(maxsize=None)(parse))  # type: ignore[assignment,arg-type]
 
 
 def _memoise_stem() -> None:
     from sphinx.search.en import SearchEnglish
 
-    if getattr(SearchEnglish.stem, "_book_memoised", False):
-        return
-    original = SearchEnglish.stem
-    cache: dict[str, str] = {}
-
-    def stem(self: Any, word: str) -> str:
-        try:
-            return cache[word]
-        except KeyError:
-            result = cache[word] = original(self, word)
-            return result
-
-    stem._book_memoised = True  # type: ignore[attr-defined]
-    SearchEnglish.stem = stem  # type: ignore[method-assign]
+    if not hasattr(SearchEnglish.stem, "cache_info"):
+        # keyed by (the language object, word): one object per build, so one cache per build
+        SearchEnglish.stem = functools.lru_cache(maxsize=None)(SearchEnglish.stem)  # type: ignore[method-assign]
 
 
 class _ReadOnlyDoctrees:

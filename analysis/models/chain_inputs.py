@@ -197,14 +197,14 @@ def _triangular(rng: Any, name: str, size: int) -> Any:
 
     e = assumptions.entry(name)
     c = float(e["value"])
-    lo = c if e["low"] is None or pd_isnan(e["low"]) else float(e["low"])
-    hi = c if e["high"] is None or pd_isnan(e["high"]) else float(e["high"])
+    lo = c if e["low"] is None or _isnan(e["low"]) else float(e["low"])
+    hi = c if e["high"] is None or _isnan(e["high"]) else float(e["high"])
     if hi <= lo:
         return np.full(size, c)
     return rng.triangular(lo, min(max(c, lo), hi), hi, size)
 
 
-def pd_isnan(v: Any) -> bool:
+def _isnan(v: Any) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
 
