@@ -31,7 +31,19 @@ from IPython.display import display
 
 GLUE_PREFIX = "application/papermill.record/"
 KEY_FIELDS = ("citekey", "quantity", "boundary", "assumptions", "price_basis")
-COLUMNS = ["key", *KEY_FIELDS, "value", "low", "high", "unit", "notebook", "glue_name", "pages"]
+COLUMNS = ["key", *KEY_FIELDS, "kind", "value", "low", "high", "unit", "notebook", "glue_name", "pages"]
+
+KINDS = ("reported", "derived", "modelled", "statistic")
+"""What a keyed fact is: ``reported``, a number a paper or a datasheet states (typed from data/); ``derived``,
+exact arithmetic on reported numbers and inputs the fact's ``assumptions`` state (a stated price point, a
+stated case), with no assumption left free; ``modelled``, a number that depends on a book default with a
+documented range, which carries its interval (``low``, ``high``) by the interval rule; ``statistic``, a count
+or statistic over the corpus or the book's tables. A fact glued without a kind is ``modelled`` when it has an
+interval and is otherwise unclassified; :func:`unbounded` finds the unclassified ones that look modelled."""
+
+# what marks a fact as made with the book's ranged defaults (prices, power, PUE, grid)
+_MODELLED_ASSUMPTIONS = re.compile(r"book (?:central|low|high)|USD/GPU-hour|USD/h\b|on-demand|\bpue\b", re.I)
+_MODELLED_QUANTITY = re.compile(r"usd|mwh|kwh|tco2|energy|co2e|cost", re.I)
 
 PRICE_BASES = ("on-demand low", "on-demand central", "on-demand high", "interval low", "interval high")
 """The price bases a dollar figure can state: the lowest, the default (median) or the highest on-demand price
@@ -55,9 +67,15 @@ def _finite(x: float | None) -> float | None:
 
 def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str, boundary: str = "",
               assumptions: str = "", price_basis: str = "", low: float | None = None,
-              high: float | None = None) -> None:
-    """``myst_nb.glue(name, value, display=False)`` plus the fact's key, unit and (a modelled fact)
-    its interval `low`-`high` in the output's metadata."""
+              high: float | None = None, kind: str = "") -> None:
+    """``myst_nb.glue(name, value, display=False)`` plus the fact's key, unit, kind (:data:`KINDS`) and
+    (a modelled fact) its interval `low`-`high` in the output's metadata."""
+    if kind and kind not in KINDS:
+        raise ValueError(f"glue_fact {name}: kind must be one of {KINDS}, got {kind!r}")
+    if kind == "modelled" and low is None:
+        raise ValueError(f"glue_fact {name}: a modelled fact carries its interval (low=, high=)")
+    if kind in ("reported", "derived") and low is not None:
+        raise ValueError(f"glue_fact {name}: a {kind} fact has no interval; glue its bounds as their own facts")
     if price_basis and price_basis not in PRICE_BASES:
         raise ValueError(f"price_basis must be one of {PRICE_BASES} (the GPU is the run's own, not part of the "
                          f"basis), got {price_basis!r}")
@@ -68,10 +86,24 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
     metadata["fact"] = {"key": fact_key(citekey, quantity, boundary, assumptions, price_basis), "citekey": citekey,
                         "quantity": quantity, "boundary": boundary, "assumptions": assumptions,
-                        "price_basis": price_basis,
+                        "price_basis": price_basis, "kind": kind or ("modelled" if low is not None else ""),
                         "unit": unit, "value": float(v) if math.isfinite(float(v)) else None,  # JSON has no NaN
                         "low": _finite(low), "high": _finite(high)}
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
+
+
+def glue_modelled(name: str, iv: Any, *, citekey: str, quantity: str, unit: str, boundary: str = "",
+                  assumptions: str = "", price_basis: str = "", scale: float = 1.0) -> None:
+    """Glue a modelled number (an :class:`analysis.models.uncertainty.Interval`, times `scale`) as a keyed fact
+    with its interval, and its ends as ``{name}_low`` and ``{name}_high`` for the prose ("about 145 (95-210)").
+    The ends are not keyed facts of their own: they are this fact's ``low`` and ``high`` in numbers.csv."""
+    from myst_nb import glue
+
+    lo, hi = sorted((iv.low * scale, iv.high * scale))
+    glue_fact(name, iv.central * scale, citekey=citekey, quantity=quantity, unit=unit, boundary=boundary,
+              assumptions=assumptions, price_basis=price_basis, low=lo, high=hi, kind="modelled")
+    glue(f"{name}_low", lo, display=False)
+    glue(f"{name}_high", hi, display=False)
 
 
 def _value(data: dict[str, Any]) -> float:
@@ -114,6 +146,7 @@ def collect(book: Path) -> pd.DataFrame:
                 name = meta["scrapbook"]["name"]
                 fact = meta.get("fact", {})
                 rows.append({"key": fact.get("key", ""), **{k: fact.get(k, "") for k in KEY_FIELDS},
+                             "kind": fact.get("kind", ""),
                              "value": math.nan if fact.get("value", 0.0) is None
                              else fact.get("value", _value(out.get("data", {}))),
                              "low": math.nan if fact.get("low") is None else fact["low"],
@@ -168,6 +201,20 @@ def meaning_conflicts(numbers: pd.DataFrame, rel: float = 1e-9) -> pd.DataFrame:
         if g["key"].nunique() > 1 and len(v) and (v.max() - v.min()) > rel * max(abs(v.max()), abs(v.min()), 1e-300):
             bad.append(g)
     return pd.concat(bad) if bad else m.iloc[0:0]
+
+
+def unbounded(numbers: pd.DataFrame) -> pd.DataFrame:
+    """Keyed facts that are modelled, or look modelled (priced, powered or carbon-counted with the book's
+    defaults) without being classified as reported, derived or a statistic, and have no interval."""
+    keyed = numbers[numbers["key"].fillna("") != ""].copy()
+    for col in ("assumptions", "price_basis", "quantity", "kind"):
+        keyed[col] = keyed[col].fillna("").astype(str)
+    no_interval = keyed["low"].isna() | keyed["high"].isna()
+    looks = (keyed["assumptions"].str.contains(_MODELLED_ASSUMPTIONS)
+             | keyed["price_basis"].eq("on-demand central")
+             | keyed["quantity"].str.contains(_MODELLED_QUANTITY))
+    flagged = keyed["kind"].eq("modelled") | (keyed["kind"].eq("") & looks)
+    return keyed[flagged & no_interval]
 
 
 def write(book: Path) -> Path:
