@@ -7,7 +7,6 @@ number in the file, header = line 1) and the column of every failure.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +15,9 @@ import pandera.errors
 import yaml
 
 from analysis.data.paths import DataError, data_file, record_read
+from analysis.data.text import FORBIDDEN, forbidden_char  # noqa: F401  (FORBIDDEN re-exported)
 
 MAX_REPORTED = 20
-
-
-# Characters no text in data/ may hold: C0 controls (tab and newline included: every field is
-# one line), DEL, C1 controls, zero-width and direction-changing characters, the byte-order mark.
-FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def forbidden_char(text: str) -> str:
-    """'' if `text` is clean, else a description of its first forbidden character."""
-    m = FORBIDDEN.search(text)
-    if not m:
-        return ""
-    return (f"control or invisible character U+{ord(m.group()):04X} at character {m.start() + 1}: "
-            "remove it (text fields are one line of visible characters)")
 
 
 def _check_text(path: Path, raw: pd.DataFrame) -> None:
