@@ -128,6 +128,7 @@ def test_every_pasted_number_carries_a_key(numbers):
     so that a second notebook computing the same fact differently is caught. Text (names, verdict words) is not."""
     value = pd.to_numeric(numbers["value"], errors="coerce")
     unkeyed = numbers[(numbers["key"] == "") & (numbers["pages"] != "") & value.notna()]
+    unkeyed = unkeyed[~unkeyed.index.isin(facts.interval_ends(numbers).index)]  # a modelled fact's own low/high
     assert unkeyed.empty, "pasted numbers without a fact key (use analysis.book.facts.glue_fact):\n" + \
         unkeyed[["notebook", "glue_name", "pages"]].to_string()
 
@@ -219,3 +220,17 @@ def test_generative_runs_have_one_rent(numbers, run, claim_id, pages):
     if run == "chen2023pixart:pixart-alpha":  # the claims audit's own recomputation at the default agrees
         audit = numbers[numbers["glue_name"] == "rec_pixart_cost_rate"]
         assert float(audit["value"].iloc[0]) == pytest.approx(hours * price)
+
+
+def test_every_modelled_fact_carries_its_interval(numbers):
+    """Issue 31: a number made with the book's ranged defaults (prices, power, PUE, grid) has its 10th-90th
+    percentile interval in numbers.csv; a reported or derived fact has none."""
+    frame = numbers.copy()
+    for col in ("value", "low", "high"):
+        frame[col] = pd.to_numeric(frame[col], errors="coerce")
+    bad = facts.unbounded(frame)
+    assert bad.empty, "modelled facts without an interval (glue them with facts.glue_modelled):\n" + \
+        bad[["notebook", "glue_name", "quantity", "assumptions"]].to_string()
+    with_iv = frame[frame["low"].notna()]
+    assert (with_iv["low"] <= with_iv["high"]).all()
+    assert not frame[frame["kind"].isin(["reported", "derived"]) & frame["low"].notna()].shape[0]

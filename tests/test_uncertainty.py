@@ -79,3 +79,15 @@ def test_unbounded_finds_priced_facts_without_an_interval():
          "kind": "", "low": float("nan"), "high": float("nan")},
     ])
     assert list(facts.unbounded(rows)["key"]) == ["a"]
+
+
+def test_interval_ends_are_the_modelled_facts_own_bounds():
+    import pandas as pd
+
+    rows = pd.DataFrame([
+        {"key": "k", "notebook": "n", "glue_name": "cost", "value": 2.0, "low": 1.0, "high": 3.0},
+        {"key": "", "notebook": "n", "glue_name": "cost_low", "value": 1.0, "low": None, "high": None},
+        {"key": "", "notebook": "n", "glue_name": "cost_high", "value": 3.5, "low": None, "high": None},  # not its high
+        {"key": "", "notebook": "m", "glue_name": "cost_low", "value": 1.0, "low": None, "high": None},  # other notebook
+    ])
+    assert list(facts.interval_ends(rows).index) == [1]

@@ -217,6 +217,23 @@ def unbounded(numbers: pd.DataFrame) -> pd.DataFrame:
     return keyed[flagged & no_interval]
 
 
+def interval_ends(numbers: pd.DataFrame) -> pd.DataFrame:
+    """The unkeyed ``{name}_low``/``{name}_high`` glues of :func:`glue_modelled` (rows whose value is the low or
+    high of the keyed fact ``name`` of the same notebook): the ends the prose pastes, not facts of their own."""
+    keyed = numbers[numbers["key"].fillna("") != ""].set_index(["notebook", "glue_name"])
+    rows = []
+    for i, r in numbers[numbers["key"].fillna("") == ""].iterrows():
+        stem, _, end = str(r["glue_name"]).rpartition("_")
+        if end not in ("low", "high") or (r["notebook"], stem) not in keyed.index:
+            continue
+        bound = pd.to_numeric(pd.Series(keyed.loc[[(r["notebook"], stem)], end]), errors="coerce").iloc[0]
+        value = pd.to_numeric(pd.Series([r["value"]]), errors="coerce").iloc[0]
+        if pd.notna(bound) and pd.notna(value) and math.isclose(float(bound), float(value), rel_tol=1e-9,
+                                                                abs_tol=1e-12):
+            rows.append(i)
+    return numbers.loc[rows]
+
+
 def write(book: Path) -> Path:
     """Write ``outputs/numbers.csv`` of the staged book and return its path."""
     out = book / "outputs" / "numbers.csv"
