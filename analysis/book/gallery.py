@@ -1,7 +1,8 @@
 """The "Figures" page: every registered figure with downloads, its licence and a citation block.
 
-Chapters come in the book's order (``_toc.yml``). Each figure is shown 640 px wide (a WebP made
-here, ``figures/gallery/<id>.webp``, light enough for the page) and links to its full-size PNG; its
+Chapters come in the book's order (``_toc.yml``). Each figure is shown 640 px wide (a WebP, ``figures/
+gallery/<id>.webp``, light enough for the page, made by the notebook that draws the figure, or here when it is
+missing or older than the figure's PNG) and links to its full-size PNG; its
 talk version (16:9, large type, attribution footer: ``figures/talk/<id>-talk.*``) and its PDF are offered
 for download next to the book's files where they have been made (``make figures``, ``make publish``:
 analysis/book/figure_files.py; staged by analysis/book/build.py).
@@ -19,11 +20,10 @@ from typing import Any
 import yaml
 
 from analysis.book import publish
-from analysis.book.figures import registry
+from analysis.book.figures import GALLERY_WIDTH_PX, gallery_image, registry  # noqa: F401 (re-exported)
 from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
 
-GALLERY_WIDTH_PX = 640
 # A figure drawn from more papers than this (the claims ledger's figures) names how many and links its
 # metadata file with the list, rather than citing each: at ten times the corpus the cited lists alone
 # made this page 4.4 MB (bench/book_scale.py). Each paper is still cited in the chapter that shows it.
@@ -45,24 +45,6 @@ def chapter_order() -> list[str]:
 
     walk([toc])
     return order
-
-
-def gallery_image(png: Path, out: Path, width: int = GALLERY_WIDTH_PX) -> None:
-    """The figure `width` pixels wide as WebP (quality 80: a fifth of a PNG's bytes, text still crisp;
-    46 figures make 1.1 MB); rewritten only if changed."""
-    from PIL import Image
-
-    with Image.open(png) as im:
-        h = round(im.height * width / im.width)
-        small = im.convert("RGB").resize((width, h), Image.Resampling.LANCZOS)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.stem + ".tmp" + out.suffix)
-    small.save(tmp, format="WEBP", quality=80, method=6)
-    if out.exists() and out.read_bytes() == tmp.read_bytes():
-        tmp.unlink()
-        out.touch()  # up to date with its source (the bytes, and so the HTML build, unchanged)
-    else:
-        tmp.replace(out)
 
 
 def chapter_titles() -> dict[str, str]:
