@@ -214,3 +214,14 @@ def test_default_prices_are_the_median_of_providers_computed_from_epochs_table()
     assert e["value"] == pytest.approx(per_vendor.median())
     assert (e["low"], e["high"]) == pytest.approx((per_vendor.min(), per_vendor.max()))
     assumptions.check_price_rule()  # every accelerator by the same rule
+
+
+@pytest.mark.parametrize("text, where", [
+    ("a: [1, 2\nb: \x01\n", "line 2, column 4"),  # a character YAML's reader refuses: only an offset in the error
+    ("a: 1\n  b: [2\n", "line 2, column 4"),  # a parser error: its own mark
+])
+def test_malformed_yaml_names_line_and_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, where: str):
+    (tmp_path / "bad.yml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(paths, "DATA", tmp_path)
+    with pytest.raises(DataError, match=f"bad.yml: {where}: malformed YAML"):
+        tables.read_yaml("bad.yml")
