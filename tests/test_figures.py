@@ -50,7 +50,8 @@ def test_figure_files_are_byte_identical_across_runs(tmp_path: Path):
     a = _render(tmp_path / "a", "1", files=True)
     b = _render(tmp_path / "b", "2", files=True)
     assert set(a) == {"figures/det-test.svg", "figures/det-test.png", "figures/det-test.pdf", "figures/det-test.json",
-                      "figures/gallery/det-test.webp", "talk/det-test.svg", "talk/det-test.png", "talk/det-test.pdf", "talk/det-test.json"}
+                      "figures/gallery/det-test.webp", "talk/det-test.svg", "talk/det-test.png", "talk/det-test.pdf",
+                      "talk/det-test.json"}
     assert a == b
 
 

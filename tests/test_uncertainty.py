@@ -87,7 +87,7 @@ def test_interval_ends_are_the_modelled_facts_own_bounds():
     rows = pd.DataFrame([
         {"key": "k", "notebook": "n", "glue_name": "cost", "value": 2.0, "low": 1.0, "high": 3.0},
         {"key": "", "notebook": "n", "glue_name": "cost_low", "value": 1.0, "low": None, "high": None},
-        {"key": "", "notebook": "n", "glue_name": "cost_high", "value": 3.5, "low": None, "high": None},  # not its high
-        {"key": "", "notebook": "m", "glue_name": "cost_low", "value": 1.0, "low": None, "high": None},  # other notebook
+        {"key": "", "notebook": "n", "glue_name": "cost_high", "value": 3.5, "low": None, "high": None},  # not high
+        {"key": "", "notebook": "m", "glue_name": "cost_low", "value": 1.0, "low": None, "high": None},  # elsewhere
     ])
     assert list(facts.interval_ends(rows).index) == [1]

@@ -220,16 +220,20 @@ def unbounded(numbers: pd.DataFrame) -> pd.DataFrame:
 def interval_ends(numbers: pd.DataFrame) -> pd.DataFrame:
     """The unkeyed ``{name}_low``/``{name}_high`` glues of :func:`glue_modelled` (rows whose value is the low or
     high of the keyed fact ``name`` of the same notebook): the ends the prose pastes, not facts of their own."""
-    keyed = numbers[numbers["key"].fillna("") != ""].set_index(["notebook", "glue_name"])
+    keyed = numbers[numbers["key"].fillna("") != ""]
+    bounds = {(str(r["notebook"]), str(r["glue_name"])): {"low": r["low"], "high": r["high"]}
+              for _, r in keyed.iterrows()}
     rows = []
     for i, r in numbers[numbers["key"].fillna("") == ""].iterrows():
         stem, _, end = str(r["glue_name"]).rpartition("_")
-        if end not in ("low", "high") or (r["notebook"], stem) not in keyed.index:
+        fact = bounds.get((str(r["notebook"]), stem))
+        if end not in ("low", "high") or fact is None:
             continue
-        bound = pd.to_numeric(pd.Series(keyed.loc[[(r["notebook"], stem)], end]), errors="coerce").iloc[0]
-        value = pd.to_numeric(pd.Series([r["value"]]), errors="coerce").iloc[0]
-        if pd.notna(bound) and pd.notna(value) and math.isclose(float(bound), float(value), rel_tol=1e-9,
-                                                                abs_tol=1e-12):
+        try:
+            bound, value = float(fact[end]), float(r["value"])
+        except (TypeError, ValueError):
+            continue
+        if math.isclose(bound, value, rel_tol=1e-9, abs_tol=1e-12):
             rows.append(i)
     return numbers.loc[rows]
 
