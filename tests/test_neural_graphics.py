@@ -137,3 +137,18 @@ def test_break_even_reuse() -> None:
     assert ng.memory_to_compute_gap(19328, 512, 0.769661, 165.2, 1.008) == pytest.approx(1.0, rel=1e-5)
     with pytest.raises(ValueError):
         ng.break_even_reuse(19328, 0, 165.2, 1.008)
+
+
+def test_traffic_interval_is_one_minus_the_reuse_quantiles():
+    # traffic = T0 (1 - r) with r triangular on (0, 0.5, 0.9): the 10th percentile of traffic is T0 (1 - the 90th
+    # percentile of r) and vice versa. Closed-form triangular quantiles (a=0, c=0.5, b=0.9):
+    # q90 = b - sqrt(0.1 (b - a)(b - c)) = 0.9 - sqrt(0.036) = 0.71026; q10 = sqrt(0.1 x 0.9 x 0.5) = 0.21213.
+    from analysis.themes import neural_graphics as ng
+
+    r = ng.reuse_range([0.0, 0.5, 0.9], 0.5)
+    iv = ng.traffic_interval(10.0, r)
+    assert iv.central == pytest.approx(5.0)
+    assert iv.low == pytest.approx(10 * (1 - 0.71026), rel=0.03)
+    assert iv.high == pytest.approx(10 * (1 - 0.21213), rel=0.03)
+    with pytest.raises(ValueError):
+        ng.reuse_range([0.0, 0.9], 0.95)

@@ -171,3 +171,36 @@ def test_tensor_parallel_communication_in_decode():
     pcie = serving.usd_per_million_output_tokens(m, w, 8, 0.864, 362, 1.0, link_gb_per_s_per_direction=32)
     nvlink = serving.usd_per_million_output_tokens(m, w, 8, 0.864, 362, 1.0, link_gb_per_s_per_direction=300)
     assert ideal < nvlink < pcie
+
+
+def _triangular_quantile(q: float, a: float, c: float, b: float) -> float:
+    """Closed-form quantile of the triangular distribution (a <= c <= b), independent of the sampler."""
+    f = (c - a) / (b - a)
+    return a + math.sqrt(q * (b - a) * (c - a)) if q < f else b - math.sqrt((1 - q) * (b - a) * (b - c))
+
+
+def test_cost_interval_is_the_unit_cost_times_the_price_quantiles():
+    # The cost is linear in the GPU-hour price, so its 10th and 90th percentiles are the unit cost times the
+    # price's: for H100-SXM the documented range is 2.45-12.29 USD/h around 4.395 (data/assumptions.yml).
+    m = serving.Model("dense-1B", params=1e9, kv_bytes_per_token=1e5)
+    w = serving.Workload(128, 64, 4)
+    iv, n = serving.cost_interval(m, w, 80, 3.35, 989, "gpu_hour_usd_h100")
+    unit, n1 = serving.best_group_cost(m, w, 80, 3.35, 989, 1.0)
+    assert n == n1 == 1
+    assert iv.central == pytest.approx(unit * 4.395)
+    assert iv.low == pytest.approx(unit * _triangular_quantile(0.1, 2.45, 4.395, 12.29), rel=0.03)
+    assert iv.high == pytest.approx(unit * _triangular_quantile(0.9, 2.45, 4.395, 12.29), rel=0.03)
+
+
+def test_price_range_keeps_a_set_price_inside_the_documented_range():
+    assert serving.price_range("H100-SXM") == "gpu_hour_usd_h100"
+    assert serving.price_range("H100-SXM", 3.0) == (2.45, 3.0, 12.29)
+    assert serving.price_range("H100-SXM", 20.0) == (2.45, 20.0, 20.0)
+
+
+def test_robust_winner_needs_intervals_apart():
+    from analysis.models.uncertainty import Interval
+
+    assert serving.robust_winner({"a": Interval(1, 0.9, 1.1), "b": Interval(2, 1.5, 3)}) == ("a", True)
+    assert serving.robust_winner({"a": Interval(1, 0.9, 1.6), "b": Interval(2, 1.5, 3)}) == ("a", False)
+    assert serving.robust_winner({"a": Interval(math.nan, math.nan, math.nan)}) == ("", False)

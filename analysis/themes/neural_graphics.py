@@ -13,6 +13,7 @@ import pandera.pandas as pa
 
 from analysis.data.schemas import CITEKEY, HW_ID
 from analysis.data.tables import read_csv
+from analysis.models import uncertainty
 
 LAYER = r"^\d+x\d+(;\d+x\d+)*$"
 
@@ -269,3 +270,21 @@ def break_even_reuse(flops_per_sample: float, bytes_read_per_sample: float, peak
         raise ValueError("flops and bytes per sample must be positive")
     r = 1.0 - flops_per_sample / bytes_read_per_sample / machine_balance(peak_tflops, mem_bw_tbps)
     return max(0.0, r)
+
+
+def reuse_range(band: list[float], default: float) -> uncertainty.Range:
+    """(low, central, high) of the cache reuse: the ends of the sensitivity band and the default inside it.
+
+    The band is the book's own assumption (no paper of the corpus reports a hit rate of the hash tables), so the
+    interval it gives says how far that assumed band moves a number, not how uncertain a measurement is.
+    """
+    lo, hi = min(band), max(band)
+    if not lo <= default <= hi:
+        raise ValueError(f"the default reuse {default!r} lies outside the band {lo!r}-{hi!r}")
+    return (float(lo), float(default), float(hi))
+
+
+def traffic_interval(at_no_reuse: float, reuse: uncertainty.Range) -> uncertainty.Interval:
+    """A quantity proportional to DRAM traffic (bytes, TB/s, a memory gap) with the reuse drawn over its band:
+    value at no reuse x (1 - reuse), by the book's interval rule."""
+    return uncertainty.propagate(lambda reuse: at_no_reuse * (1.0 - reuse), ranged={"reuse": reuse})

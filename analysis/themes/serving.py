@@ -23,7 +23,7 @@ from analysis import models
 from analysis.data import hardware
 from analysis.data.paths import data_file
 from analysis.data.tables import fail_rows, read_csv
-from analysis.models import ModelError, chain_inputs
+from analysis.models import ModelError, chain_inputs, uncertainty
 
 MODELS_FILE = "serving-models.csv"
 
@@ -317,6 +317,48 @@ def best_group_cost(model: Model, work: Workload, memory_gb: float, mem_bw_tbps:
         if math.isnan(best[0]) or cost < best[0]:
             best = (cost, g)
     return best
+
+
+def price_range(hardware_id: str, usd_per_gpu_hour: float | None = None) -> str | uncertainty.Range:
+    """The GPU-hour price a cost is drawn over: the assumption's name in data/assumptions.yml (its range is the
+    providers' minimum and maximum, :data:`analysis.data.assumptions.PRICE_RULE`), or, when a notebook sets a
+    price other than the default, that price as central value inside the same documented range."""
+    name = PRICE_KEYS.get(hardware_id) or chain_inputs.price_key(hardware_id)
+    lo, c, hi = uncertainty.range_of(name)
+    if usd_per_gpu_hour is None or float(usd_per_gpu_hour) == c:
+        return name
+    p = float(usd_per_gpu_hour)
+    return (min(lo, p), p, max(hi, p))
+
+
+def cost_interval(model: Model, work: Workload, memory_gb: float, mem_bw_tbps: float, peak_tflops: float,
+                  price: str | uncertainty.Range, usable_fraction: float = 1.0, prefill_mfu: float = 1.0,
+                  weight_bytes: float = 2.0, sizes: Sequence[int] = GROUP_SIZES,
+                  link_gb_per_s_per_direction: float = math.inf) -> tuple[uncertainty.Interval, int]:
+    """:func:`best_group_cost` as a modelled number: the GPU-hour price `price` (:func:`price_range`) drawn over
+    its documented range by the book's interval rule (:func:`analysis.models.uncertainty.propagate`).
+
+    Every group size pays the same price per GPU-hour, so the cheapest group does not depend on the price and
+    the cost is the cost at 1 USD/GPU-hour times the price. The price is the only serving input with a
+    documented range; the usable memory fraction and the prefill MFU are set by the caller (a vLLM default and
+    a roofline bound). Returns (interval, group size), or (NaN interval, 0) when no group holds the batch.
+    """
+    unit, n = best_group_cost(model, work, memory_gb, mem_bw_tbps, peak_tflops, 1.0, usable_fraction, prefill_mfu,
+                              weight_bytes, sizes, link_gb_per_s_per_direction)
+    if n == 0:
+        return uncertainty.Interval(math.nan, math.nan, math.nan), 0
+    return uncertainty.propagate(lambda usd_per_gpu_hour: unit * usd_per_gpu_hour,
+                                 ranged={"usd_per_gpu_hour": price}), n
+
+
+def robust_winner(intervals: dict[str, uncertainty.Interval]) -> tuple[str, bool]:
+    """The GPU with the lowest central cost and whether that ranking is robust to the price ranges: it is
+    when no other GPU's interval reaches below the winner's high end ('' and False when nothing fits)."""
+    ok = {k: v for k, v in intervals.items() if math.isfinite(v.central)}
+    if not ok:
+        return "", False
+    best = min(ok, key=lambda k: ok[k].central)
+    return best, all(v.low > ok[best].high for k, v in ok.items() if k != best)
 
 
 # Reported overheads and gains of the corpus (claim ids of data/claims.csv) and how each changes
