@@ -155,8 +155,9 @@ def emissions_tornado(row: pd.Series, central: dict[str, float] | None = None) -
                "pue": uncertainty.range_of(chain_inputs.OPERATOR_PUE["other"]), "grid_kg_per_kwh": grid}
     ranged = {k: (min(lo, getattr(x, k)), getattr(x, k), max(hi, getattr(x, k))) for k, (lo, _, hi) in sources.items()}
 
-    def tco2e(**kw: float) -> float:
-        return chain.run_footprint(float(row["gpu_hours"]), replace(x, **kw)).operational_tco2e
+    def tco2e(power_fraction: float, pue: float, grid_kg_per_kwh: float) -> float:
+        y = replace(x, power_fraction=power_fraction, pue=pue, grid_kg_per_kwh=grid_kg_per_kwh)
+        return chain.run_footprint(float(row["gpu_hours"]), y).operational_tco2e
 
     return uncertainty.tornado_of(tco2e, ranged)
 
