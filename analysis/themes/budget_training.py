@@ -163,6 +163,23 @@ def rental_interval(gpu_days_: float, price_name: str, usd_per_hour: float | Non
     return uncertainty.propagate(lambda p: rent(p), ranged={"p": price_source(price_name, usd_per_hour)})
 
 
+def rental_interval_unnamed(gpu_days_: float, usd_per_hour: float | None = None) -> Any:
+    """Rent of a run on an unnamed data-centre GPU by the book's convention for one
+    (:data:`analysis.models.chain_inputs.UNNAMED_GPU`: an A100 40 GB centrally, its draws spread over the V100,
+    A100 and H100 parts and their price ranges, as :func:`analysis.models.chain_inputs.footprint_range` spreads
+    them); a reader's central price other than the A100's is held fixed in the draws."""
+    from analysis.models import chain_inputs, uncertainty
+
+    parts = [chain_inputs.UNNAMED_GPU[c] for c in ("central", "low", "high")]
+    default = chain_inputs.inputs_for(parts[0]).usd_per_device_hour
+    # the book's own price is not passed on: footprint_range would hold it fixed for the other two parts
+    reader = usd_per_hour is not None and not math.isclose(usd_per_hour, default)
+    over = {"usd_per_device_hour": usd_per_hour} if reader else {}
+    r = chain_inputs.footprint_range(gpu_days_ * 24.0, parts, **over)
+    lo, hi = r["rental_usd"]
+    return uncertainty.Interval(float(r["central"].rental_usd), float(lo), float(hi))
+
+
 def fraction_of_peak(achieved_tflops: float, peak_tflops: float) -> float:
     """Achieved throughput as a fraction of the dense peak (no cap at 1: a value above 1 is a finding)."""
     if not (achieved_tflops >= 0 and peak_tflops > 0):
