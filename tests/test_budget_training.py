@@ -93,3 +93,43 @@ def test_data_file_validates():
     assert set(df.role) == {"budget", "baseline"}
     row = df.set_index("row_id").loc["pythia-original"]
     assert row.gpu_days_stated == 192
+
+
+def _triangular_percentile(q: float, a: float, c: float, b: float) -> float:
+    """Closed-form q-quantile of a triangular distribution (ends a, b; mode c)."""
+    if q <= (c - a) / (b - a):
+        return a + math.sqrt(q * (b - a) * (c - a))
+    return b - math.sqrt((1 - q) * (b - a) * (b - c))
+
+
+def test_rental_interval_is_the_price_percentiles_times_the_hours():
+    # gpu_hour_usd_v100 in data/assumptions.yml: 2.48 (2.19-3.9); 10 GPU-days = 240 GPU-hours
+    iv = bt.rental_interval(10.0, "gpu_hour_usd_v100")
+    assert iv.central == pytest.approx(240 * 2.48)
+    assert iv.low == pytest.approx(240 * _triangular_percentile(0.1, 2.19, 2.48, 3.9), rel=0.02)
+    assert iv.high == pytest.approx(240 * _triangular_percentile(0.9, 2.19, 2.48, 3.9), rel=0.02)
+
+
+def test_rental_interval_scales_the_range_with_a_readers_price():
+    iv = bt.rental_interval(10.0, "gpu_hour_usd_v100", 4.96)  # twice the default: the range doubles too
+    assert iv.central == pytest.approx(240 * 4.96)
+    assert iv.low == pytest.approx(2 * 240 * _triangular_percentile(0.1, 2.19, 2.48, 3.9), rel=0.02)
+
+
+def test_a_price_with_one_provider_has_no_range():
+    # chip_hour_usd_tpu_v3: one provider, low and high null
+    assert not bt.has_range("chip_hour_usd_tpu_v3")
+    iv = bt.rental_interval(1.0, "chip_hour_usd_tpu_v3")
+    assert iv.low == iv.central == iv.high == pytest.approx(24 * 2.0)
+
+
+def test_unnamed_gpu_rent_spreads_over_the_band():
+    # an unnamed data-centre GPU: central at the A100 40 GB price (2.93 USD/h in data/assumptions.yml); the draws
+    # spread over V100 (2.19-3.9), A100 40 GB (1.1-4.1) and H100 (2.45-12.29), so the interval lies inside
+    # 24 x [1.1, 12.29] per GPU-day and reaches above the A100's own top price
+    iv = bt.rental_interval_unnamed(1.0)
+    assert iv.central == pytest.approx(24 * 2.93)
+    assert 24 * 1.1 <= iv.low <= iv.central <= iv.high <= 24 * 12.29
+    assert iv.high > 24 * 4.1
+    # the book's own A100 price given explicitly is the same case (not a reader's price held fixed)
+    assert bt.rental_interval_unnamed(1.0, 2.93) == iv

@@ -518,3 +518,26 @@ def test_sd_gpu_days_restated(c: audit.Claims) -> None:
     r = run(c, "sd-gpu-days-restated")
     assert r.reported == 6250 and r.recomputed == 6250  # "~6,250" (CoD) and "6,250" (PixArt-α)
     assert r.verdict == "consistent"
+
+
+def test_priced_at_reads_back_the_price_a_check_used():
+    from analysis.audit import inputs
+
+    assert inputs.priced_at(inputs.price_input("gpu_hour_usd_v100")[3]) == "gpu_hour_usd_v100"
+    assert inputs.priced_at("the book's one chain at its central defaults") is None
+    assert inputs.priced_at("") is None
+
+
+def test_price_interval_is_the_triangular_price_percentiles():
+    # gpu_hour_usd_a100_40gb in data/assumptions.yml: 2.93 (1.1-4.1); a rent of 100 USD at 2.93 scales with the
+    # price. Closed-form 10th/90th percentiles of a triangular (a, c, b), mode at 0.61 of the range:
+    # a + sqrt(0.1 (b-a)(c-a)) and b - sqrt(0.1 (b-a)(b-c)).
+    import math
+
+    from analysis.audit import inputs
+
+    a, c, b = 1.1, 2.93, 4.1
+    iv = inputs.price_interval(100.0, "gpu_hour_usd_a100_40gb")
+    assert iv.central == pytest.approx(100.0)
+    assert iv.low == pytest.approx(100 * (a + math.sqrt(0.1 * (b - a) * (c - a))) / c, rel=0.02)
+    assert iv.high == pytest.approx(100 * (b - math.sqrt(0.1 * (b - a) * (b - c))) / c, rel=0.02)

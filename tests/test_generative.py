@@ -55,3 +55,17 @@ def test_video_cost_per_thousand_frames():
     assert g.usd_per_thousand(1 / 20.7, 1, 12.29) == pytest.approx(0.1649, abs=1e-4)
     # Video-Infinity: 300 s / 2300 frames on 8 GPUs at 0.77 USD/h: 1000 × 0.13043 × 8 × 0.77 / 3600 = 0.2232.
     assert g.usd_per_thousand(300 / 2300, 8, 0.77) == pytest.approx(0.2232, abs=1e-4)
+
+
+def test_cost_per_thousand_interval_is_the_price_percentiles():
+    # gpu_hour_usd_h100 in data/assumptions.yml: 4.395 (2.45-12.29), triangular; 1 s per image on one GPU:
+    # 1000/3600 GPU-hours per 1,000 images. The 10th percentile of a triangular (a, c, b) with
+    # (c-a)/(b-a) >= 0.1 is a + sqrt(0.1 (b-a)(c-a)); the 90th is b - sqrt(0.1 (b-a)(b-c)).
+    import math
+
+    a, c, b = 2.45, 4.395, 12.29
+    iv = g.usd_per_thousand_interval(1.0, 1, "gpu_hour_usd_h100")
+    assert iv.central == pytest.approx(1000 / 3600 * c)
+    assert iv.low == pytest.approx(1000 / 3600 * (a + math.sqrt(0.1 * (b - a) * (c - a))), rel=0.02)
+    assert iv.high == pytest.approx(1000 / 3600 * (b - math.sqrt(0.1 * (b - a) * (b - c))), rel=0.02)
+    assert not g.has_range("gpu_hour_usd_rtx_6000_ada")  # one provider

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
 from analysis import models
+from analysis.data import assumptions
 from analysis.themes import nas
 
 
@@ -36,9 +39,31 @@ def test_price_searches_nasnet():
     s = nas.load_searches()
     row = s[s.search.str.startswith("NASNet")]
     one = {"power_fraction": 1.0, "server_power_factor": 1.0, "pue": 1.0, "grid_kg_per_kwh": 1.0}
-    out = nas.price_searches(row, {c: one for c in ("low", "central", "high")}).iloc[0]
+    out = nas.price_searches(row, one).iloc[0]
     assert out.mwh == pytest.approx(12.0)
     assert out.tco2e == pytest.approx(12.0)
+    # every chain input held fixed by the overrides: energy and emissions have no spread left
+    assert out.mwh_low == pytest.approx(12.0) and out.mwh_high == pytest.approx(12.0)
+    assert out.tco2e_low == pytest.approx(12.0) and out.tco2e_high == pytest.approx(12.0)
+    # the rent draws the P100 price (gpu_hour_usd_p100 in data/assumptions.yml) only: its 10th-90th percentiles
+    lo, c, hi = (float(assumptions.entry("gpu_hour_usd_p100")[k]) for k in ("low", "value", "high"))
+    p10 = lo + math.sqrt(0.1 * (hi - lo) * (c - lo)) if (c - lo) / (hi - lo) >= 0.1 else None
+    assert out.usd == pytest.approx(48_000 * c)
+    if p10 is not None:
+        assert out.usd_low == pytest.approx(48_000 * p10, rel=0.02)
+
+
+def test_emissions_tornado_grid_moves_nasnet_most():
+    # NASNet at the book's defaults (P100 250 W): tCO2e is proportional to each input, so each bar's ends are the
+    # central tCO2e times (input end / input central); the grid (France 0.056 to India 0.713 around 0.48 in
+    # data/assumptions.yml) has the widest relative range
+    s = nas.load_searches()
+    row = s[s.search.str.startswith("NASNet")].iloc[0]
+    t = nas.emissions_tornado(row)
+    assert t.parameter.iloc[0] == "grid_kg_per_kwh"
+    for r in t.itertuples():
+        assert r.out_high / r.out_base == pytest.approx(r.high / r.base)
+        assert r.out_low / r.out_base == pytest.approx(r.low / r.base)
 
 
 def test_data_files_validate():

@@ -104,3 +104,19 @@ def test_hoffmann_approaches_1_and_2_through_their_tables():
         (6.7e10, 1.7e12))
     with pytest.raises(models.ModelError):
         s.anchored_optimal(0, 6.7e10, 1.5e12, 5.76e23, 0.5, 0.5)
+
+
+def test_usd_per_query_interval_follows_the_price_percentiles():
+    # gpu_hour_usd_h100 in data/assumptions.yml: 4.395 (2.45-12.29), triangular. 3,600 tokens at 1 token/s is one
+    # GPU-hour: the cost is the price. Closed-form triangular 10th/90th percentiles (mode at 0.198 of the range).
+    import math
+
+    a, c, b = 2.45, 4.395, 12.29
+    p10, p90 = a + math.sqrt(0.1 * (b - a) * (c - a)), b - math.sqrt(0.1 * (b - a) * (b - c))
+    iv = s.usd_per_query_interval(3600, 1.0, "gpu_hour_usd_h100")
+    assert iv.central == pytest.approx(c)
+    assert (iv.low, iv.high) == (pytest.approx(p10, rel=0.02), pytest.approx(p90, rel=0.02))
+    # a stated 10 USD as a multiple of it: 10/c, and its ends swap
+    r = s.usd_per_query_interval(3600, 1.0, "gpu_hour_usd_h100", over=10.0)
+    assert r.central == pytest.approx(10 / c)
+    assert (r.low, r.high) == (pytest.approx(10 / p90, rel=0.02), pytest.approx(10 / p10, rel=0.02))

@@ -37,6 +37,26 @@ def price_input(name: str) -> tuple[float, float, float, str]:
     return value, low, high, f"{name} = ${value:g}/GPU-hour (range ${low:g}-${high:g}; {e['source']})"
 
 
+def priced_at(inputs: str) -> str | None:
+    """The price entry of data/assumptions.yml a check priced at, read back from its inputs sentence (the form
+    :func:`price_input` writes: "<name> = $<value>/GPU-hour ..."); None for a check that used no book price."""
+    import re
+
+    m = re.match(r"^([a-z0-9_]+) = \$", inputs or "")
+    if m is None or m.group(1) not in set(assumptions.load()["name"]):
+        return None
+    return m.group(1)
+
+
+def price_interval(value_at_default: float, price_name: str) -> object:
+    """A figure that is linear in a book price (a rent at the default), with the price drawn from its documented
+    range by the book's one interval rule: an :class:`analysis.models.uncertainty.Interval`."""
+    from analysis.models import uncertainty
+
+    default = uncertainty.range_of(price_name)[1]
+    return uncertainty.propagate(lambda p: value_at_default * p / default, ranged={"p": price_name})
+
+
 # --- published constants used by the checks (data/claims-constants.csv) --------------------
 
 CONSTANTS_SCHEMA = pa.DataFrameSchema(

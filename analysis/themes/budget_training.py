@@ -130,6 +130,56 @@ def rental_usd(gpu_days_: float, usd_per_gpu_hour: float) -> float:
     return models.rental_cost_usd(gpu_days_ * 24.0, usd_per_gpu_hour)
 
 
+def price_source(price_name: str, usd_per_hour: float | None = None) -> str | tuple[float, float, float]:
+    """What a price is drawn from (:func:`analysis.models.uncertainty.propagate`): the named assumption of
+    data/assumptions.yml, or, when a reader set another central price, that price with the assumption's
+    documented range scaled by the same factor."""
+    from analysis.models import uncertainty
+
+    lo, c, hi = uncertainty.range_of(price_name)
+    if usd_per_hour is None or math.isclose(usd_per_hour, c):
+        return price_name
+    f = usd_per_hour / c
+    return lo * f, usd_per_hour, hi * f
+
+
+def has_range(price_name: str) -> bool:
+    """Whether a price entry of data/assumptions.yml has a documented range (one provider gives none)."""
+    from analysis.models import uncertainty
+
+    lo, _, hi = uncertainty.range_of(price_name)
+    return hi > lo
+
+
+def rental_interval(gpu_days_: float, price_name: str, usd_per_hour: float | None = None) -> Any:
+    """Rent of `gpu_days_` accelerator-days with the price drawn from its documented range by the book's one
+    interval rule (:data:`analysis.models.chain_inputs.INTERVAL_RULE`): an
+    :class:`analysis.models.uncertainty.Interval` in USD."""
+    import numpy as np
+
+    from analysis.models import uncertainty
+
+    rent = np.vectorize(lambda p: rental_usd(gpu_days_, float(p)), otypes=[float])
+    return uncertainty.propagate(lambda p: rent(p), ranged={"p": price_source(price_name, usd_per_hour)})
+
+
+def rental_interval_unnamed(gpu_days_: float, usd_per_hour: float | None = None) -> Any:
+    """Rent of a run on an unnamed data-centre GPU by the book's convention for one
+    (:data:`analysis.models.chain_inputs.UNNAMED_GPU`: an A100 40 GB centrally, its draws spread over the V100,
+    A100 and H100 parts and their price ranges, as :func:`analysis.models.chain_inputs.footprint_range` spreads
+    them); a reader's central price other than the A100's is held fixed in the draws."""
+    from analysis.models import chain_inputs, uncertainty
+
+    parts = [chain_inputs.UNNAMED_GPU[c] for c in ("central", "low", "high")]
+    default = chain_inputs.inputs_for(parts[0]).usd_per_device_hour
+    # the book's own price is not passed on: footprint_range would hold it fixed for the other two parts
+    reader = usd_per_hour is not None and not math.isclose(usd_per_hour, default)
+    over = {"usd_per_device_hour": usd_per_hour} if reader else {}
+    r = chain_inputs.footprint_range(gpu_days_ * 24.0, parts, **over)
+    lo, hi = r["rental_usd"]
+    return uncertainty.Interval(float(r["central"].rental_usd), float(lo), float(hi))
+
+
 def fraction_of_peak(achieved_tflops: float, peak_tflops: float) -> float:
     """Achieved throughput as a fraction of the dense peak (no cap at 1: a value above 1 is a finding)."""
     if not (achieved_tflops >= 0 and peak_tflops > 0):

@@ -122,3 +122,38 @@ def usd_per_thousand(seconds_per_item: float, n_gpus: int, usd_per_gpu_hour: flo
     models.require_positive(seconds_per_item=seconds_per_item, n_gpus=n_gpus)
     models.require_non_negative(usd_per_gpu_hour=usd_per_gpu_hour)
     return 1000.0 * seconds_per_item * n_gpus * usd_per_gpu_hour / 3600.0
+
+
+def price_source(price_name: str, usd_per_hour: float | None = None) -> str | tuple[float, float, float]:
+    """What a price is drawn from (:func:`analysis.models.uncertainty.propagate`): the named entry of
+    data/assumptions.yml, or, when a reader set another central price, that price with the entry's documented
+    range scaled by the same factor."""
+    import math
+
+    from analysis.models import uncertainty
+
+    lo, c, hi = uncertainty.range_of(price_name)
+    if usd_per_hour is None or math.isclose(usd_per_hour, c):
+        return price_name
+    f = usd_per_hour / c
+    return lo * f, usd_per_hour, hi * f
+
+
+def has_range(price_name: str) -> bool:
+    """Whether a price entry has a documented range (an entry with one provider has none)."""
+    from analysis.models import uncertainty
+
+    lo, _, hi = uncertainty.range_of(price_name)
+    return hi > lo
+
+
+def usd_per_thousand_interval(seconds_per_item: float, n_gpus: int, price_name: str,
+                              usd_per_hour: float | None = None) -> object:
+    """:func:`usd_per_thousand` with the GPU-hour price drawn from its documented range by the book's one
+    interval rule (an :class:`analysis.models.uncertainty.Interval`, USD per 1,000 items)."""
+    import numpy as np
+
+    from analysis.models import uncertainty
+
+    cost = np.vectorize(lambda p: usd_per_thousand(seconds_per_item, n_gpus, float(p)), otypes=[float])
+    return uncertainty.propagate(lambda p: cost(p), ranged={"p": price_source(price_name, usd_per_hour)})

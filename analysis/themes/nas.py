@@ -100,31 +100,66 @@ def price_range(key: str) -> tuple[float, float, float]:
     return v, min(lo, v), max(hi, v)
 
 
-def price_searches(df: pd.DataFrame, overrides: dict[str, dict[str, float]] | None = None) -> pd.DataFrame:
-    """Add central/low/high energy at the facility meter (MWh), tCO2e and rental USD to each search row.
+def price_searches(df: pd.DataFrame, central: dict[str, float] | None = None) -> pd.DataFrame:
+    """Add energy at the facility meter (MWh), tCO2e and rental USD to each search row, each with the book's one
+    interval (:data:`analysis.models.chain_inputs.INTERVAL_RULE`): columns ``mwh``, ``mwh_low``, ``mwh_high``
+    and the same for ``tco2e`` and ``usd``.
 
-    Every figure comes from the book's one chain (:func:`analysis.models.chain.run_footprint`) with
-    the inputs of :func:`analysis.models.chain_inputs.inputs_for` for the row's hardware, its own
-    TDP where the row gives one, its price entry's range, and `overrides` per case.
+    Every figure comes from the book's one chain (:func:`analysis.models.chain.run_footprint`) with the inputs of
+    :func:`analysis.models.chain_inputs.inputs_for` for the row's hardware and its own TDP where the row gives one.
+    The interval draws the chain's ranged inputs with its own sampler
+    (:func:`analysis.models.chain_inputs.sampled_inputs`: power fraction, PUE, grid) as
+    :func:`analysis.models.chain_inputs.footprint_range` does, holding fixed the `central` overrides (a notebook's
+    parameters) that differ from the book's value; the rent draws the price of the row's own price entry (a K40
+    search is priced as a K80, which the chain's sampler does not know), so it uses
+    :func:`analysis.models.uncertainty.propagate` over that entry.
     """
-    from analysis.models import chain, chain_inputs
+    from analysis.models import chain, chain_inputs, uncertainty
 
-    overrides = overrides or {}
+    central = dict(central or {})
     rows = []
     for _, r in df.iterrows():
-        tdp = tdp_of(r)
-        price = price_range(str(r["price_key"]))
-        out: dict[str, float] = {}
-        for case, k, i in (("central", "", 0), ("low", "_low", 1), ("high", "_high", 2)):
-            x = chain_inputs.inputs_for(str(r["hardware_id"]), case, power=chain.Power(tdp, "rated"),
-                                        usd_per_device_hour=price[i], **overrides.get(case, {}))
-            f = chain.run_footprint(float(r["gpu_hours"]), x)
-            out[f"mwh{k}"] = f.facility_mwh
-            out[f"tco2e{k}"] = f.operational_tco2e
-            out[f"usd{k}"] = f.rental_usd
+        gh, hid = float(r["gpu_hours"]), str(r["hardware_id"])
+        power = chain.Power(tdp_of(r), "rated")
+        price = price_range(str(r["price_key"]))[0]
+        x = chain_inputs.inputs_for(hid, "central", power=power, usd_per_device_hour=price, **central)
+        f = chain.run_footprint(gh, x)
+        default = chain_inputs.inputs_for(hid, "central", power=power, usd_per_device_hour=price)
+        held = {k: v for k, v in central.items() if getattr(default, k) != v}
+        fps = [chain.run_footprint(gh, d)
+               for d in chain_inputs.sampled_inputs(hid, power=power, usd_per_device_hour=price, **held)]
+        mwh = chain_inputs.interval([d.facility_mwh for d in fps])
+        t = chain_inputs.interval([d.operational_tco2e for d in fps])
+        usd = uncertainty.propagate(lambda p, gh=gh: gh * p, ranged={"p": str(r["price_key"])})
         base: dict[str, object] = {str(k): v for k, v in r.items()}
-        rows.append({**base, "tdp_used_w": tdp, **out})
+        rows.append({**base, "tdp_used_w": power.watts,
+                     "mwh": f.facility_mwh, "mwh_low": mwh[0], "mwh_high": mwh[1],
+                     "tco2e": f.operational_tco2e, "tco2e_low": t[0], "tco2e_high": t[1],
+                     "usd": f.rental_usd, "usd_low": usd.low, "usd_high": usd.high})
     return pd.DataFrame(rows)
+
+
+def emissions_tornado(row: pd.Series, central: dict[str, float] | None = None) -> pd.DataFrame:
+    """One-at-a-time tornado of a search's operational tCO2e over the documented ranges of the chain's inputs
+    (power fraction of TDP, PUE, grid intensity France-world-India), each input's central value being the
+    notebook's where it set one (:func:`analysis.models.uncertainty.tornado_of`)."""
+    from dataclasses import replace
+
+    from analysis.models import chain, chain_inputs, uncertainty
+
+    central = dict(central or {})
+    hid = str(row["hardware_id"])
+    x = chain_inputs.inputs_for(hid, "central", power=chain.Power(tdp_of(row), "rated"), **central)
+    grid = tuple(float(assumptions.entry(k)["value"]) for k in chain_inputs.ROLES["grid_kg_per_kwh"])
+    sources = {"power_fraction": uncertainty.range_of(chain_inputs.power_fraction_key(hid)),
+               "pue": uncertainty.range_of(chain_inputs.OPERATOR_PUE["other"]), "grid_kg_per_kwh": grid}
+    ranged = {k: (min(lo, getattr(x, k)), getattr(x, k), max(hi, getattr(x, k))) for k, (lo, _, hi) in sources.items()}
+
+    def tco2e(power_fraction: float, pue: float, grid_kg_per_kwh: float) -> float:
+        y = replace(x, power_fraction=power_fraction, pue=pue, grid_kg_per_kwh=grid_kg_per_kwh)
+        return chain.run_footprint(float(row["gpu_hours"]), y).operational_tco2e
+
+    return uncertainty.tornado_of(tco2e, ranged)
 
 
 def speedup_spread(speedups: pd.Series) -> float:

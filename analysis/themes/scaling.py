@@ -185,3 +185,30 @@ def log_space(lo: float, hi: float, n: int = 60) -> list[float]:
         raise models.ModelError("n must be at least 2")
     a, b = math.log10(lo), math.log10(hi)
     return [10 ** (a + (b - a) * i / (n - 1)) for i in range(n)]
+
+
+def price_source(price_name: str, usd_per_hour: float | None = None) -> str | tuple[float, float, float]:
+    """What a price is drawn from (:func:`analysis.models.uncertainty.propagate`): the named entry of
+    data/assumptions.yml, or, when a reader set another central price, that price with the entry's documented
+    range scaled by the same factor."""
+    from analysis.models import uncertainty
+
+    lo, c, hi = uncertainty.range_of(price_name)
+    if usd_per_hour is None or math.isclose(usd_per_hour, c):
+        return price_name
+    f = usd_per_hour / c
+    return lo * f, usd_per_hour, hi * f
+
+
+def usd_per_query_interval(generated_tokens: float, tokens_per_s: float, price_name: str,
+                           usd_per_hour: float | None = None, per: float = 1.0, over: float | None = None) -> object:
+    """:func:`usd_per_query` (times `per`, e.g. the problems of a benchmark) with the GPU-hour price drawn from its
+    documented range by the book's one interval rule; with `over`, the interval of `over` divided by it instead
+    (a stated cost as a multiple of this one). An :class:`analysis.models.uncertainty.Interval`."""
+    import numpy as np
+
+    from analysis.models import uncertainty
+
+    cost = np.vectorize(lambda p: per * usd_per_query(generated_tokens, tokens_per_s, float(p)), otypes=[float])
+    fn = (lambda p: cost(p)) if over is None else (lambda p: over / cost(p))
+    return uncertainty.propagate(fn, ranged={"p": price_source(price_name, usd_per_hour)})
