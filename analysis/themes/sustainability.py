@@ -127,3 +127,46 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
     out = pd.DataFrame(rows)
     out["priced"] = out["usd_central"].notna()
     return out
+
+
+# --- what the assumptions do: tornado panels ----------------------------------------------------
+
+TORNADO_LABELS = {
+    "power_fraction": "GPU power\n(fraction of TDP)", "power_w": "chip power\n(W, measured range)", "pue": "PUE",
+    "grid_kg_per_kwh": "grid intensity\n(kgCO2e/kWh)", "usd_per_device_hour": "on-demand price\n(USD/GPU-hour)",
+    "amortisation_years": "amortisation\n(years)", "server_cost_factor": "server cost factor",
+    "interconnect_share": "interconnect share\nof hardware cost", "usd_per_kwh": "electricity price\n(USD/kWh)",
+}
+"""Axis labels of the chain's ranged inputs (:func:`analysis.models.chain_inputs.ranged_inputs`)."""
+
+
+def draw_tornado(ax: object, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
+                 labels: dict[str, str] | None = None) -> None:
+    """One tornado panel on `ax` from a :func:`analysis.models.chain_inputs.footprint_tornado` (or
+    :func:`analysis.models.uncertainty.tornado_of`) table: the largest swing on top, a light bar for an input at
+    the low end of its range and a dark one at its high end, each end labelled with the input's value."""
+    labels = {**TORNADO_LABELS, **(labels or {})}
+    t = t.iloc[::-1]
+    base = float(t.out_base.iloc[0]) / scale
+    for i, r in enumerate(t.itertuples()):
+        lo, hi = r.out_low / scale, r.out_high / scale
+        ax.barh(i, lo - base, left=base, color="#88CCEE", height=0.6)  # type: ignore[attr-defined]
+        ax.barh(i, hi - base, left=base, color="#882255", height=0.6)  # type: ignore[attr-defined]
+        for val, x in ((r.low, lo), (r.high, hi)):
+            if val == r.base:
+                continue  # the default is at this end of the range: no bar, no label
+            right = x >= base
+            ax.annotate(f"{val:.3g}", (x, i), xytext=(4 if right else -4, 0),  # type: ignore[attr-defined]
+                        textcoords="offset points", ha="left" if right else "right", va="center", fontsize=10)
+    ax.axvline(base, color="#333333", lw=1.2)  # type: ignore[attr-defined]
+    ax.set_yticks(range(len(t)), [labels.get(p, p) for p in t.parameter])  # type: ignore[attr-defined]
+    ax.set_xlabel(unit)  # type: ignore[attr-defined]
+    xmin, xmax = ax.get_xlim()  # type: ignore[attr-defined]
+    ax.set_xlim(xmin - 0.25 * (xmax - xmin), xmax + 0.25 * (xmax - xmin))  # type: ignore[attr-defined]
+
+
+def ranges_note(t: pd.DataFrame) -> str:
+    """The ranges a tornado moved its inputs over, for a caption: "PUE 1.2-1.6 (pue_non_hyperscaler), ..."."""
+    return "; ".join(f"{TORNADO_LABELS.get(r.parameter, r.parameter).replace(chr(10), ' ')} {r.low:.3g}–{r.high:.3g} "
+                     f"({r.assumption})"
+                     for r in t.itertuples())
