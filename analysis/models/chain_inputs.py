@@ -271,6 +271,24 @@ def interval(values: Any) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def footprint_draws(device_hours: float, hardware_id: str | list[str], **central_overrides: Any) -> list[Any]:
+    """The :data:`SAMPLES` drawn footprints (:class:`analysis.models.chain.RunFootprint`) behind
+    :func:`footprint_range`, in draw order, so a statistic of several outputs (rent over ownership cost, say)
+    gets its interval from the same draws. Arguments as in :func:`footprint_range`."""
+    from analysis.models.chain import run_footprint
+
+    ids = [hardware_id] if isinstance(hardware_id, str) else list(hardware_id)
+    overrides = dict(central_overrides)
+    operator = str(overrides.pop("operator", "other"))
+    draws = []
+    for hid in ids:
+        default = inputs_for(hid, "central", operator=operator)
+        held = {k: v for k, v in overrides.items() if getattr(default, k) != v}
+        fps = [run_footprint(device_hours, d) for d in sampled_inputs(hid, operator=operator, **held)]
+        draws.extend(fps[: SAMPLES // len(ids)])
+    return draws
+
+
 def footprint_range(device_hours: float, hardware_id: str | list[str], **central_overrides: Any) -> dict[str, Any]:
     """A run's central footprint and the interval of its energy, emissions and rent (:data:`INTERVAL_RULE`).
 
@@ -285,15 +303,9 @@ def footprint_range(device_hours: float, hardware_id: str | list[str], **central
     from analysis.models.chain import run_footprint
 
     ids = [hardware_id] if isinstance(hardware_id, str) else list(hardware_id)
-    operator = str(central_overrides.pop("operator", "other"))
-    x = inputs_for(ids[0], "central", operator=operator, **central_overrides)
+    x = inputs_for(ids[0], "central", **central_overrides)
     central = run_footprint(device_hours, x)
-    draws = []
-    for hid in ids:
-        default = inputs_for(hid, "central", operator=operator)
-        held = {k: v for k, v in central_overrides.items() if getattr(default, k) != v}
-        fps = [run_footprint(device_hours, d) for d in sampled_inputs(hid, operator=operator, **held)]
-        draws.extend(fps[: SAMPLES // len(ids)])
+    draws = footprint_draws(device_hours, hardware_id, **central_overrides)
     return {"central": central,
             "facility_mwh": interval([f.facility_mwh for f in draws]),
             "operational_tco2e": interval([f.operational_tco2e for f in draws]),

@@ -170,3 +170,35 @@ def ranges_note(t: pd.DataFrame) -> str:
     return "; ".join(f"{TORNADO_LABELS.get(r.parameter, r.parameter).replace(chr(10), ' ')} {r.low:.3g}–{r.high:.3g} "
                      f"({r.assumption})"
                      for r in t.itertuples())
+
+
+def run_sensitivity(gpu_hours: float, hardware_id: str, **central: float) -> dict[str, object]:
+    """What the assumptions do to one run: its central footprint, the intervals of its emissions, rent,
+    ownership cost and rent-over-ownership ratio (all from the same draws of
+    :func:`analysis.models.chain_inputs.footprint_draws`), and the tornados of its emissions and ownership cost
+    (:func:`analysis.models.chain_inputs.footprint_tornado`). `central` holds the notebook's parameters (fields
+    of :class:`analysis.models.chain.ChainInputs`); one that differs from the book's value is held fixed."""
+    from analysis.models.uncertainty import Interval
+
+    fp = chain_inputs.footprint_range(gpu_hours, hardware_id, **central)
+    c = fp["central"]
+    draws = chain_inputs.footprint_draws(gpu_hours, hardware_id, **central)
+    ratio = chain_inputs.interval([d.rental_usd / d.owned_usd for d in draws])
+    return {
+        "central": c,
+        "tco2e": Interval(c.operational_tco2e, *fp["operational_tco2e"]),
+        "rent": Interval(c.rental_usd, *fp["rental_usd"]),
+        "own": Interval(c.owned_usd, *fp["owned_usd"]),
+        "rent_over_own": Interval(c.rental_usd / c.owned_usd, *ratio),
+        "tornado_tco2e": chain_inputs.footprint_tornado(gpu_hours, hardware_id, "operational_tco2e", **central),
+        "tornado_own": chain_inputs.footprint_tornado(gpu_hours, hardware_id, "owned_usd", **central),
+    }
+
+
+def claim_interval(row: pd.Series | dict[str, object], quantity: str) -> object:
+    """A :func:`price_claims` row's modelled number (``energy_mwh``, ``tco2e``, ``usd``) as an
+    :class:`analysis.models.uncertainty.Interval` (central, and the ends of the book's interval)."""
+    from analysis.models.uncertainty import Interval
+
+    return Interval(float(row[f"{quantity}_central"]), float(row[f"{quantity}_low"]),  # type: ignore[arg-type]
+                    float(row[f"{quantity}_high"]))  # type: ignore[arg-type]
