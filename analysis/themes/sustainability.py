@@ -202,3 +202,43 @@ def claim_interval(row: pd.Series | dict[str, object], quantity: str) -> object:
 
     return Interval(float(row[f"{quantity}_central"]), float(row[f"{quantity}_low"]),  # type: ignore[arg-type]
                     float(row[f"{quantity}_high"]))  # type: ignore[arg-type]
+
+
+# --- the book's chain on Epoch's chip-hours --------------------------------------------------------
+
+def recompute_epoch(ep: pd.DataFrame, **central: float) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Epoch's priced models whose hardware the book knows, re-costed with the book's one chain on Epoch's
+    chip-hours: a table (model, hardware, chip_hours, ours_amortised, epoch_amortised, ours_rental,
+    epoch_cloud and the two ratios ours/Epoch, at the central inputs plus `central`) and the draws behind the
+    intervals (``{"ours_amortised", "ratio_amortised", "ratio_rental"}``: arrays of models x :data:`chain_inputs.SAMPLES`, one
+    column per draw of :func:`analysis.models.chain_inputs.footprint_draws`; the draws of one assumption are
+    the same for every model, so a statistic over the models has its interval column by column)."""
+    rows, own, amort, rent = [], [], [], []
+    for r in ep.dropna(subset=["training_chip_hours"]).itertuples():
+        if r.training_hardware not in EPOCH_HARDWARE:
+            continue
+        hid = EPOCH_HARDWARE[str(r.training_hardware)]
+        fp = chain_inputs.footprint_range(float(r.training_chip_hours), hid, **central)  # type: ignore[arg-type]
+        f = fp["central"]
+        draws = chain_inputs.footprint_draws(float(r.training_chip_hours), hid, **central)  # type: ignore[arg-type]
+        rows.append({"model": r.model, "hardware": hid, "chip_hours": r.training_chip_hours,
+                     "ours_amortised": f.owned_usd, "epoch_amortised": r.epoch_amortised_cost_usd2023,
+                     "ours_rental": f.rental_usd, "epoch_cloud": r.epoch_cloud_cost_usd2023})
+        own.append(np.array([d.owned_usd for d in draws]))
+        amort.append(own[-1] / float(r.epoch_amortised_cost_usd2023))  # type: ignore[arg-type]
+        rent.append(np.array([d.rental_usd for d in draws]) / float(r.epoch_cloud_cost_usd2023)  # type: ignore[arg-type]
+                    if not pd.isna(r.epoch_cloud_cost_usd2023) else np.full(len(draws), np.nan))
+    cmp = pd.DataFrame(rows)
+    cmp["ratio_amortised"] = cmp.ours_amortised / cmp.epoch_amortised
+    cmp["ratio_rental"] = cmp.ours_rental / cmp.epoch_cloud
+    return cmp, {"ours_amortised": np.vstack(own), "ratio_amortised": np.vstack(amort), "ratio_rental": np.vstack(rent)}
+
+
+def statistic_interval(central: pd.Series, draws: np.ndarray, stat: str) -> object:
+    """A statistic over models (``median``, ``min``, ``max``, NaNs left out) of a modelled column, with its
+    interval by the book's rule: the statistic of each draw's column, then the 10th-90th percentile."""
+    from analysis.models.uncertainty import Interval
+
+    fn = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
+    lo, hi = chain_inputs.interval(fn(draws, axis=0))
+    return Interval(float(fn(central.to_numpy(dtype=float))), lo, hi)
