@@ -205,3 +205,17 @@ def test_footprint_tornado_moves_each_input_over_its_documented_range():
     assert own.loc["amortisation_years", "out_low"] / own.loc["amortisation_years", "out_high"] == pytest.approx(2.0)
     with pytest.raises(ValueError):
         chain_inputs.footprint_tornado(1000, "H100-SXM", "water_l")
+
+
+def test_the_chain_draws_an_assumption_as_every_other_model_does():
+    """One assumption, one set of draws: the chain's ownership inputs are seeded by name like
+    analysis.models.uncertainty.draws (the modules cannot import each other)."""
+    import numpy as np
+
+    from analysis.models import chain_inputs, uncertainty
+
+    for name in ("hardware_amortization_years", "electricity_usd_per_kwh", "purchase_price_usd_h100"):
+        assert np.array_equal(chain_inputs.named_draws(name), uncertainty.draws(name))
+        assert chain_inputs.range_of(name) == uncertainty.range_of(name)
+    years = [x.amortisation_years for x in chain_inputs.sampled_inputs("H100-SXM")]
+    assert np.array_equal(years, uncertainty.draws("hardware_amortization_years"))

@@ -210,6 +210,26 @@ def _triangular(rng: Any, name: str, size: int) -> Any:
     return rng.triangular(lo, min(max(c, lo), hi), hi, size)
 
 
+def range_of(name: str) -> tuple[float, float, float]:
+    """(low, central, high) of a named assumption; an entry without a range has low = high = central
+    (the same as :func:`analysis.models.uncertainty.range_of`, which this module cannot import)."""
+    return _pick(name, "low"), _pick(name, "central"), _pick(name, "high")
+
+
+def named_draws(name: str, n: int = SAMPLES) -> Any:
+    """`n` triangular draws of a named assumption, seeded by its name exactly as
+    :func:`analysis.models.uncertainty.draws` seeds them, so one assumption draws the same values in the chain
+    and in any other model."""
+    import zlib
+
+    import numpy as np
+
+    lo, c, hi = range_of(name)
+    if hi <= lo:
+        return np.full(n, c)
+    return np.random.default_rng([SEED, zlib.crc32(name.encode("utf-8"))]).triangular(lo, c, hi, n)
+
+
 def _isnan(v: Any) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
@@ -244,8 +264,6 @@ def sampled_inputs(hardware_id: str, **fixed: Any) -> list[ChainInputs]:
         draws["usd_per_device_hour"] = _triangular(rng, price_key(hardware_id), n)
     # the ownership inputs (amortised purchase plus energy) are drawn by name, as analysis.models.uncertainty
     # draws any assumption, after the draws above (which keep the values they had before these were added)
-    from analysis.models.uncertainty import draws as named_draws
-
     for field, role in OWNERSHIP_ROLES.items():
         if field not in fixed:
             d = named_draws(ROLES[role][1], n)
@@ -345,13 +363,13 @@ def ranged_inputs(hardware_id: str, operator: str = "other", held: Any = ()) -> 
 def footprint_tornado(device_hours: float, hardware_id: str, quantity: str, **central_overrides: Any) -> Any:
     """One-at-a-time sensitivity of one output of a run (:data:`QUANTITIES`) to each chain input with a
     documented range (:func:`ranged_inputs`), between the ends of that range, the others at their central values
-    (:func:`analysis.models.uncertainty.tornado_of`). ``operator=`` and `central_overrides` as in
+    (the rule of :func:`analysis.models.uncertainty.tornado_of`). ``operator=`` and `central_overrides` as in
     :func:`footprint_range`: an override that differs from the book's value is held, not varied. Rows whose
     input does not move the output are left out; column ``assumption`` names each input's source."""
     from dataclasses import replace
 
     from analysis.models.chain import run_footprint
-    from analysis.models.uncertainty import tornado_of
+    from analysis.models.sensitivity import tornado
 
     if quantity not in QUANTITIES:
         raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
@@ -362,7 +380,7 @@ def footprint_tornado(device_hours: float, hardware_id: str, quantity: str, **ce
     ranged = ranged_inputs(hardware_id, operator, held)
 
     def out(**kw: float) -> float:
-        fields = dict(kw)
+        fields: dict[str, Any] = dict(kw)
         if "power_w" in fields:
             fields["power"] = Power(fields.pop("power_w"), base.power.basis)
         if "interconnect_share" in fields:
@@ -370,7 +388,8 @@ def footprint_tornado(device_hours: float, hardware_id: str, quantity: str, **ce
         f = run_footprint(device_hours, replace(base, **fields))
         return float(f.energy.server_kwh / 1000 if quantity == "server_mwh" else getattr(f, quantity))
 
-    t = tornado_of(out, ranged)
+    ends = {k: (range_of(v) if isinstance(v, str) else tuple(map(float, v))) for k, v in ranged.items()}
+    t = tornado(out, {k: e[1] for k, e in ends.items()}, {k: (e[0], e[2]) for k, e in ends.items()})
     t = t[t["swing"] > 1e-12 * max(abs(float(t["out_base"].iloc[0])), 1e-300)].reset_index(drop=True)
     names = {k: (v if isinstance(v, str) else {"power_w": "data/hardware.csv mean_power_low_w/high_w",
                                                 "grid_kg_per_kwh": ", ".join(ROLES["grid_kg_per_kwh"])}[k])

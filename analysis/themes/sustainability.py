@@ -11,6 +11,7 @@ Data: ``data/sustainability-epoch-models.csv`` (Epoch AI, CC BY 4.0).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -140,36 +141,36 @@ TORNADO_LABELS = {
 """Axis labels of the chain's ranged inputs (:func:`analysis.models.chain_inputs.ranged_inputs`)."""
 
 
-def draw_tornado(ax: object, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
+def draw_tornado(ax: Any, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
                  labels: dict[str, str] | None = None) -> None:
     """One tornado panel on `ax` from a :func:`analysis.models.chain_inputs.footprint_tornado` (or
     :func:`analysis.models.uncertainty.tornado_of`) table: the largest swing on top, a light bar for an input at
     the low end of its range and a dark one at its high end, each end labelled with the input's value."""
-    labels = {**TORNADO_LABELS, **(labels or {})}
-    t = t.iloc[::-1]
-    base = float(t.out_base.iloc[0]) / scale
-    for i, r in enumerate(t.itertuples()):
-        lo, hi = r.out_low / scale, r.out_high / scale
-        ax.barh(i, lo - base, left=base, color="#88CCEE", height=0.6)  # type: ignore[attr-defined]
-        ax.barh(i, hi - base, left=base, color="#882255", height=0.6)  # type: ignore[attr-defined]
-        for val, x in ((r.low, lo), (r.high, hi)):
-            if val == r.base:
+    names = {**TORNADO_LABELS, **(labels or {})}
+    rows: list[dict[Any, Any]] = t.iloc[::-1].to_dict("records")
+    base = float(rows[0]["out_base"]) / scale
+    for i, r in enumerate(rows):
+        lo, hi = float(r["out_low"]) / scale, float(r["out_high"]) / scale
+        ax.barh(i, lo - base, left=base, color="#88CCEE", height=0.6)
+        ax.barh(i, hi - base, left=base, color="#882255", height=0.6)
+        for val, x in ((r["low"], lo), (r["high"], hi)):
+            if val == r["base"]:
                 continue  # the default is at this end of the range: no bar, no label
             right = x >= base
-            ax.annotate(f"{val:.3g}", (x, i), xytext=(4 if right else -4, 0),  # type: ignore[attr-defined]
-                        textcoords="offset points", ha="left" if right else "right", va="center", fontsize=10)
-    ax.axvline(base, color="#333333", lw=1.2)  # type: ignore[attr-defined]
-    ax.set_yticks(range(len(t)), [labels.get(p, p) for p in t.parameter])  # type: ignore[attr-defined]
-    ax.set_xlabel(unit)  # type: ignore[attr-defined]
-    xmin, xmax = ax.get_xlim()  # type: ignore[attr-defined]
-    ax.set_xlim(xmin - 0.25 * (xmax - xmin), xmax + 0.25 * (xmax - xmin))  # type: ignore[attr-defined]
+            ax.annotate(f"{val:.3g}", (x, i), xytext=(4 if right else -4, 0), textcoords="offset points",
+                        ha="left" if right else "right", va="center", fontsize=10)
+    ax.axvline(base, color="#333333", lw=1.2)
+    ax.set_yticks(range(len(rows)), [names.get(str(r["parameter"]), str(r["parameter"])) for r in rows])
+    ax.set_xlabel(unit)
+    xmin, xmax = ax.get_xlim()
+    ax.set_xlim(xmin - 0.25 * (xmax - xmin), xmax + 0.25 * (xmax - xmin))
 
 
 def ranges_note(t: pd.DataFrame) -> str:
     """The ranges a tornado moved its inputs over, for a caption: "PUE 1.2-1.6 (pue_non_hyperscaler), ..."."""
-    return "; ".join(f"{TORNADO_LABELS.get(r.parameter, r.parameter).replace(chr(10), ' ')} {r.low:.3g}–{r.high:.3g} "
-                     f"({r.assumption})"
-                     for r in t.itertuples())
+    rows: list[dict[Any, Any]] = t.to_dict("records")
+    return "; ".join(f"{TORNADO_LABELS.get(str(r['parameter']), str(r['parameter'])).replace(chr(10), ' ')} "
+                     f"{r['low']:.3g}–{r['high']:.3g} ({r['assumption']})" for r in rows)
 
 
 def run_sensitivity(gpu_hours: float, hardware_id: str, **central: float) -> dict[str, object]:
@@ -210,24 +211,25 @@ def recompute_epoch(ep: pd.DataFrame, **central: float) -> tuple[pd.DataFrame, d
     """Epoch's priced models whose hardware the book knows, re-costed with the book's one chain on Epoch's
     chip-hours: a table (model, hardware, chip_hours, ours_amortised, epoch_amortised, ours_rental,
     epoch_cloud and the two ratios ours/Epoch, at the central inputs plus `central`) and the draws behind the
-    intervals (``{"ours_amortised", "ratio_amortised", "ratio_rental"}``: arrays of models x :data:`chain_inputs.SAMPLES`, one
-    column per draw of :func:`analysis.models.chain_inputs.footprint_draws`; the draws of one assumption are
-    the same for every model, so a statistic over the models has its interval column by column)."""
+    intervals (``{"ours_amortised", "ratio_amortised", "ratio_rental"}``: arrays of models x
+    :data:`chain_inputs.SAMPLES`, one column per draw of :func:`analysis.models.chain_inputs.footprint_draws`;
+    the draws of one assumption are the same for every model, so a statistic over the models has its interval
+    column by column)."""
     rows, own, amort, rent = [], [], [], []
-    for r in ep.dropna(subset=["training_chip_hours"]).itertuples():
-        if r.training_hardware not in EPOCH_HARDWARE:
+    records: list[dict[Any, Any]] = ep.dropna(subset=["training_chip_hours"]).to_dict("records")
+    for r in records:
+        if r["training_hardware"] not in EPOCH_HARDWARE:
             continue
-        hid = EPOCH_HARDWARE[str(r.training_hardware)]
-        fp = chain_inputs.footprint_range(float(r.training_chip_hours), hid, **central)  # type: ignore[arg-type]
-        f = fp["central"]
-        draws = chain_inputs.footprint_draws(float(r.training_chip_hours), hid, **central)  # type: ignore[arg-type]
-        rows.append({"model": r.model, "hardware": hid, "chip_hours": r.training_chip_hours,
-                     "ours_amortised": f.owned_usd, "epoch_amortised": r.epoch_amortised_cost_usd2023,
-                     "ours_rental": f.rental_usd, "epoch_cloud": r.epoch_cloud_cost_usd2023})
+        hid = EPOCH_HARDWARE[str(r["training_hardware"])]
+        hours, epoch_own, epoch_cloud = (float(r[k]) for k in ("training_chip_hours", "epoch_amortised_cost_usd2023",
+                                                                "epoch_cloud_cost_usd2023"))
+        f = chain_inputs.footprint_range(hours, hid, **central)["central"]
+        draws = chain_inputs.footprint_draws(hours, hid, **central)
+        rows.append({"model": r["model"], "hardware": hid, "chip_hours": hours, "ours_amortised": f.owned_usd,
+                     "epoch_amortised": epoch_own, "ours_rental": f.rental_usd, "epoch_cloud": epoch_cloud})
         own.append(np.array([d.owned_usd for d in draws]))
-        amort.append(own[-1] / float(r.epoch_amortised_cost_usd2023))  # type: ignore[arg-type]
-        rent.append(np.array([d.rental_usd for d in draws]) / float(r.epoch_cloud_cost_usd2023)  # type: ignore[arg-type]
-                    if not pd.isna(r.epoch_cloud_cost_usd2023) else np.full(len(draws), np.nan))
+        amort.append(own[-1] / epoch_own)
+        rent.append(np.array([d.rental_usd for d in draws]) / epoch_cloud)  # NaN where Epoch has no cloud cost
     cmp = pd.DataFrame(rows)
     cmp["ratio_amortised"] = cmp.ours_amortised / cmp.epoch_amortised
     cmp["ratio_rental"] = cmp.ours_rental / cmp.epoch_cloud
@@ -239,6 +241,6 @@ def statistic_interval(central: pd.Series, draws: np.ndarray, stat: str) -> obje
     interval by the book's rule: the statistic of each draw's column, then the 10th-90th percentile."""
     from analysis.models.uncertainty import Interval
 
-    fn = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
+    fn: Any = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
     lo, hi = chain_inputs.interval(fn(draws, axis=0))
     return Interval(float(fn(central.to_numpy(dtype=float))), lo, hi)

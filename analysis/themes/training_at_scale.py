@@ -412,6 +412,6 @@ def run_tornados(runs: pd.DataFrame, run_id: str, cost: pd.DataFrame,
     held = dict((overrides or {}).get("central", {}))
     if price_scale != 1.0:
         held["usd_per_device_hour"] = chain_inputs.inputs_for(hw).usd_per_device_hour * price_scale
-    gh = float(cost.set_index("run_id").loc[run_id, "gpu_hours"])
+    gh = float(cost.loc[cost["run_id"] == run_id, "gpu_hours"].iloc[0])
     return {q: chain_inputs.footprint_tornado(gh, hw, q, operator=str(r["operator_class"]), **held)
             for q in TORNADO_QUANTITIES}

@@ -172,7 +172,7 @@ def ratio_statistic(t: pd.DataFrame, stat: str) -> Any:
 
     from analysis.models.uncertainty import Interval
 
-    fn = {"median": np.median, "min": np.min, "max": np.max}[stat]
+    fn: Any = {"median": np.median, "min": np.min, "max": np.max}[stat]
     rows = t[t["book_defaults"].notna()]
     draws = np.vstack([d / p for d, p in zip(rows["book_defaults_draws"], rows["published"], strict=True)])
     lo, hi = chain_inputs.interval(fn(draws, axis=0))
