@@ -84,3 +84,15 @@ def test_recompute_epoch_ratios_are_ours_over_epochs():
     cmp, draws = sus.recompute_epoch(ep)
     assert (cmp["ratio_amortised"] == cmp["ours_amortised"] / cmp["epoch_amortised"]).all()
     assert draws["ratio_amortised"].shape[0] == len(cmp)
+
+
+def test_epoch_ratio_tornado_moves_every_model_at_once():
+    import statistics
+
+    cmp, _ = sus.recompute_epoch(sus.load_epoch())
+    t = sus.epoch_ratio_tornado(cmp)
+    assert t["out_base"].iloc[0] == pytest.approx(statistics.median(cmp["ours_amortised"] / cmp["epoch_amortised"]))
+    # amortisation over 3-6 years (data/assumptions.yml, Epoch AI's code): the capital part of every model scales
+    # as 1/years, so the shortest period gives the highest median
+    years = t.set_index("parameter").loc["amortisation_years"]
+    assert (years["low"], years["high"]) == (3.0, 6.0) and years["out_low"] > years["out_base"] > years["out_high"]

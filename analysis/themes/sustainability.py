@@ -154,8 +154,8 @@ def draw_tornado(ax: Any, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
         ax.barh(i, lo - base, left=base, color="#88CCEE", height=0.6)
         ax.barh(i, hi - base, left=base, color="#882255", height=0.6)
         for val, x in ((r["low"], lo), (r["high"], hi)):
-            if val == r["base"]:
-                continue  # the default is at this end of the range: no bar, no label
+            if pd.isna(val) or val == r["base"]:
+                continue  # no one value (ranges differ by accelerator), or the default is at this end
             right = x >= base
             ax.annotate(f"{val:.3g}", (x, i), xytext=(4 if right else -4, 0), textcoords="offset points",
                         ha="left" if right else "right", va="center", fontsize=10)
@@ -169,8 +169,12 @@ def draw_tornado(ax: Any, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
 def ranges_note(t: pd.DataFrame) -> str:
     """The ranges a tornado moved its inputs over, for a caption: "PUE 1.2-1.6 (pue_non_hyperscaler), ..."."""
     rows: list[dict[Any, Any]] = t.to_dict("records")
-    return "; ".join(f"{TORNADO_LABELS.get(str(r['parameter']), str(r['parameter'])).replace(chr(10), ' ')} "
-                     f"{r['low']:.3g}–{r['high']:.3g} ({r['assumption']})" for r in rows)
+    def one(r: dict[Any, Any]) -> str:
+        label = TORNADO_LABELS.get(str(r["parameter"]), str(r["parameter"])).replace("\n", " ")
+        span = "per accelerator" if pd.isna(r["low"]) else f"{r['low']:.3g}–{r['high']:.3g}"
+        return f"{label} {span} ({r['assumption']})"
+
+    return "; ".join(one(r) for r in rows)
 
 
 def run_sensitivity(gpu_hours: float, hardware_id: str, **central: float) -> dict[str, object]:
@@ -244,3 +248,35 @@ def statistic_interval(central: pd.Series, draws: np.ndarray, stat: str) -> obje
     fn: Any = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
     lo, hi = chain_inputs.interval(fn(draws, axis=0))
     return Interval(float(fn(central.to_numpy(dtype=float))), lo, hi)
+
+
+def epoch_ratio_tornado(cmp: pd.DataFrame, quantity: str = "owned_usd", stat: str = "median",
+                        **central: float) -> pd.DataFrame:
+    """One-at-a-time sensitivity of a statistic over models (the median of ours/Epoch, say) to each chain input
+    with a documented range: for each input, every model's cost at the ends of that input's range (the others
+    central; :func:`analysis.models.chain_inputs.footprint_tornado`, a model that does not use the input keeps its
+    central cost), over Epoch's estimate, then the statistic. `cmp` is :func:`recompute_epoch`'s table; rows as
+    :func:`analysis.models.sensitivity.tornado` gives them (``low``/``high``/``base``: the input's range; NaN
+    where the models' ranges differ), sorted by swing, with the ``assumption`` each input is drawn from."""
+    fn: Any = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
+    epoch = cmp["epoch_amortised" if quantity == "owned_usd" else "epoch_cloud"].to_numpy(dtype=float)
+    base = cmp["ours_amortised" if quantity == "owned_usd" else "ours_rental"].to_numpy(dtype=float)
+    per_model = [chain_inputs.footprint_tornado(float(h), str(hw), quantity, **central).set_index("parameter")
+                 for h, hw in zip(cmp["chip_hours"], cmp["hardware"], strict=True)]
+    params = sorted({p for t in per_model for p in t.index})
+    rows = []
+    for p in params:
+        ends = {}
+        for end in ("low", "high"):
+            vals = np.array([float(t.at[p, f"out_{end}"]) if p in t.index else b
+                             for t, b in zip(per_model, base, strict=True)])
+            ends[end] = float(fn(vals / epoch))
+        used = [t.loc[p] for t in per_model if p in t.index]
+        same = len({(float(u["low"]), float(u["high"])) for u in used}) == 1
+        rows.append({"parameter": p, "low": float(used[0]["low"]) if same else np.nan,
+                     "high": float(used[0]["high"]) if same else np.nan,
+                     "base": float(used[0]["base"]) if same else np.nan,
+                     "out_low": ends["low"], "out_high": ends["high"], "out_base": float(fn(base / epoch)),
+                     "swing": abs(ends["high"] - ends["low"]),
+                     "assumption": "; ".join(sorted({str(u["assumption"]) for u in used}))})
+    return pd.DataFrame(rows).sort_values("swing", ascending=False).reset_index(drop=True)
