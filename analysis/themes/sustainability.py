@@ -148,6 +148,12 @@ def draw_tornado(ax: Any, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
     the low end of its range and a dark one at its high end, each end labelled with the input's value."""
     names = {**TORNADO_LABELS, **(labels or {})}
     rows: list[dict[Any, Any]] = t.iloc[::-1].to_dict("records")
+    if not rows:  # every input of this output is held at a value the caller set: nothing moves it
+        ax.text(0.5, 0.5, "no ranged input: held at the value set", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_yticks([])
+        ax.set_xlabel(unit)
+        return
     base = float(rows[0]["out_base"]) / scale
     for i, r in enumerate(rows):
         lo, hi = float(r["out_low"]) / scale, float(r["out_high"]) / scale
@@ -280,3 +286,11 @@ def epoch_ratio_tornado(cmp: pd.DataFrame, quantity: str = "owned_usd", stat: st
                      "swing": abs(ends["high"] - ends["low"]),
                      "assumption": "; ".join(sorted({str(u["assumption"]) for u in used}))})
     return pd.DataFrame(rows).sort_values("swing", ascending=False).reset_index(drop=True)
+
+
+def top_input(t: pd.DataFrame) -> str:
+    """The input that moves a tornado's output most, in words for the prose ("grid intensity"); "no input"
+    when every ranged input is held at a value the caller set."""
+    if t.empty:
+        return "no input"
+    return TORNADO_LABELS.get(str(t["parameter"].iloc[0]), str(t["parameter"].iloc[0])).split("\n")[0]
