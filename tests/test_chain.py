@@ -173,3 +173,49 @@ def test_one_table_resolves_a_papers_gpu_name():
     # PixArt-alpha's 675 A100 GPU-days at that part's central price, the median of Epoch's 7 providers (2.93)
     assert 675 * 24 * chain_inputs.inputs_for(chain_inputs.claim_hardware("A100")).usd_per_device_hour == \
         pytest.approx(47_466)
+
+
+def test_ownership_cost_has_an_interval_over_its_documented_ranges():
+    """Issue 31: the amortised ownership cost is drawn like energy and rent (amortisation 3-6 years, server
+    factor 1.54-1.69, interconnect share 0.1-0.2, electricity 0.0667-0.0832 USD/kWh, data/assumptions.yml)."""
+    from analysis.models import chain_inputs
+
+    r = chain_inputs.footprint_range(10_000, "H100-SXM")
+    lo, hi = r["owned_usd"]
+    assert lo < r["central"].owned_usd < hi
+    # held fields stay out of the draws: with every ownership input and the energy held, the interval is a point
+    held = chain_inputs.footprint_range(10_000, "H100-SXM", amortisation_years=4.0, server_cost_factor=1.6,
+                                        cluster_cost_factor=1.2, usd_per_kwh=0.0, power_fraction=0.7, pue=1.3)
+    assert held["owned_usd"][0] == pytest.approx(held["owned_usd"][1])
+    # closed form: 10,000 h of a 31,250 USD H100 x 1.6 x 1.2 over 4 years of 8,760 h
+    assert held["central"].owned_usd == pytest.approx(10_000 * 31_250 * 1.6 * 1.2 / (4 * 8760), rel=1e-3)
+
+
+def test_footprint_tornado_moves_each_input_over_its_documented_range():
+    from analysis.models import chain_inputs
+
+    # rent depends on the price alone: H100 SXM on-demand 2.45-12.29 USD/h (Epoch's providers' min and max)
+    t = chain_inputs.footprint_tornado(1000, "H100-SXM", "rental_usd")
+    assert list(t["parameter"]) == ["usd_per_device_hour"]
+    assert (t["out_low"].iloc[0], t["out_high"].iloc[0]) == pytest.approx((2450, 12290))
+    # a price the caller sets is held: nothing left to move the rent
+    assert chain_inputs.footprint_tornado(1000, "H100-SXM", "rental_usd", usd_per_device_hour=3.0).empty
+    # the ownership cost over 3 and 6 years of amortisation (capital part scales as 1/years)
+    own = chain_inputs.footprint_tornado(1000, "H100-SXM", "owned_usd", usd_per_kwh=0.0).set_index("parameter")
+    assert own.loc["amortisation_years", "out_low"] / own.loc["amortisation_years", "out_high"] == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        chain_inputs.footprint_tornado(1000, "H100-SXM", "water_l")
+
+
+def test_the_chain_draws_an_assumption_as_every_other_model_does():
+    """One assumption, one set of draws: the chain's ownership inputs are seeded by name like
+    analysis.models.uncertainty.draws (the modules cannot import each other)."""
+    import numpy as np
+
+    from analysis.models import chain_inputs, uncertainty
+
+    for name in ("hardware_amortization_years", "electricity_usd_per_kwh", "purchase_price_usd_h100"):
+        assert np.array_equal(chain_inputs.named_draws(name), uncertainty.draws(name))
+        assert chain_inputs.range_of(name) == uncertainty.range_of(name)
+    years = [x.amortisation_years for x in chain_inputs.sampled_inputs("H100-SXM")]
+    assert np.array_equal(years, uncertainty.draws("hardware_amortization_years"))

@@ -50,3 +50,49 @@ def test_epoch_subset_validates():
     df = sus.load_epoch()
     assert len(df) == 82
     assert (df.compute_rank_when_published <= 10).all()
+
+
+def test_one_runs_sensitivity_uses_the_documented_ranges():
+    """Issue 31: the tornado moves each input over its range in data/assumptions.yml (grid: France 0.056 to
+    India 0.713 kgCO2e/kWh, Ember/OWID), and the rent-over-ownership ratio takes its interval from the same draws."""
+    s = sus.run_sensitivity(10_000, "H100-SXM")
+    t = s["tornado_tco2e"].set_index("parameter")
+    assert t.index[0] == "grid_kg_per_kwh"
+    # emissions scale with the grid, so the ends' ratio is India's intensity over France's: 0.713 / 0.056 = 12.73
+    assert t.loc["grid_kg_per_kwh", "out_high"] / t.loc["grid_kg_per_kwh", "out_low"] == pytest.approx(12.73, abs=0.01)
+    # the rent's interval lies within the H100's cheapest and dearest listed prices, 2.45-12.29 USD/h
+    assert 10_000 * 2.45 <= s["rent"].low < s["rent"].central < s["rent"].high <= 10_000 * 12.29
+    assert s["rent_over_own"].central == pytest.approx(s["rent"].central / s["own"].central)
+    assert s["rent_over_own"].low < s["rent_over_own"].central < s["rent_over_own"].high
+    # a parameter set away from the book's value is held: the ownership tornado no longer moves the amortisation
+    held = sus.run_sensitivity(10_000, "H100-SXM", amortisation_years=4.0)["tornado_own"]
+    assert "amortisation_years" not in set(held["parameter"])
+
+
+def test_statistic_interval_takes_the_statistic_draw_by_draw():
+    import numpy as np
+
+    # two models whose draws are constant 1 and 3: every draw's median is 2, so is the interval
+    iv = sus.statistic_interval(pd.Series([1.0, 3.0]), np.array([[1.0] * 5, [3.0] * 5]), "median")
+    assert (iv.central, iv.low, iv.high) == (2.0, 2.0, 2.0)
+    iv = sus.statistic_interval(pd.Series([1.0, 3.0]), np.array([[1.0] * 5, [3.0] * 5]), "max")
+    assert (iv.central, iv.low, iv.high) == (3.0, 3.0, 3.0)
+
+
+def test_recompute_epoch_ratios_are_ours_over_epochs():
+    ep = sus.load_epoch()
+    cmp, draws = sus.recompute_epoch(ep)
+    assert (cmp["ratio_amortised"] == cmp["ours_amortised"] / cmp["epoch_amortised"]).all()
+    assert draws["ratio_amortised"].shape[0] == len(cmp)
+
+
+def test_epoch_ratio_tornado_moves_every_model_at_once():
+    import statistics
+
+    cmp, _ = sus.recompute_epoch(sus.load_epoch())
+    t = sus.epoch_ratio_tornado(cmp)
+    assert t["out_base"].iloc[0] == pytest.approx(statistics.median(cmp["ours_amortised"] / cmp["epoch_amortised"]))
+    # amortisation over 3-6 years (data/assumptions.yml, Epoch AI's code): the capital part of every model scales
+    # as 1/years, so the shortest period gives the highest median
+    years = t.set_index("parameter").loc["amortisation_years"]
+    assert (years["low"], years["high"]) == (3.0, 6.0) and years["out_low"] > years["out_base"] > years["out_high"]

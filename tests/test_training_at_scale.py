@@ -139,3 +139,18 @@ def test_mfu_by_paper_counts_each_paper_once_on_a_model_flops_basis():
     assert per["mfu"].tolist() == pytest.approx([0.325, (0.39 + 140 / 312 * 0.75) / 2])
     assert per["rows"].tolist() == [1, 2]
     assert t.mfu_by_paper(tab, ("busy",)).empty
+
+
+def test_every_runs_ownership_cost_has_an_interval_and_the_rent_moves_with_the_price_alone():
+    runs = t.load_runs()
+    cost = t.run_cost_table(runs)
+    own = cost.dropna(subset=["usd_amortised"])
+    assert ((own.usd_amortised_low < own.usd_amortised) & (own.usd_amortised < own.usd_amortised_high)).all()
+    torn = t.run_tornados(runs, "nemotron-4-340b", cost)
+    rent = torn["rental_usd"]
+    gh = float(cost.loc[cost.run_id == "nemotron-4-340b", "gpu_hours"].iloc[0])
+    # an H100 SXM's listed on-demand prices run from 2.45 to 12.29 USD/h (Epoch AI's providers; data/assumptions.yml)
+    assert list(rent["parameter"]) == ["usd_per_device_hour"]
+    assert (rent.out_low.iloc[0], rent.out_high.iloc[0]) == pytest.approx((gh * 2.45, gh * 12.29))
+    iv = t.interval(cost.set_index("run_id").loc["nemotron-4-340b"], "usd")
+    assert iv.low < iv.central < iv.high

@@ -72,3 +72,17 @@ def test_bad_row_is_named(tmp_path, monkeypatch):
     msg = str(e.value)
     assert validation.RUNS_FILE in msg and "boundary" in msg and "wall socket" in msg
     assert "row 5" in msg or "line 5" in msg, msg
+
+
+def test_a_statistic_of_the_ratios_carries_its_interval():
+    import statistics
+
+    t = validation.table()
+    d = t[t["book_defaults"].notna()]
+    iv = validation.ratio_statistic(d, "median")
+    # the central value is the median of the rows' own ratios (computed here independently of the code)
+    assert iv.central == pytest.approx(statistics.median(list(d["book_defaults"] / d["published"])))
+    assert iv.low <= iv.high
+    lo, hi = validation.ratio_statistic(d, "min"), validation.ratio_statistic(d, "max")
+    assert lo.central == pytest.approx(min(d["book_defaults"] / d["published"]))
+    assert hi.central == pytest.approx(max(d["book_defaults"] / d["published"]))

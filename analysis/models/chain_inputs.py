@@ -192,6 +192,12 @@ INTERVAL_RULE = ("each assumption with a documented range is drawn from a triang
                  "every build); assumptions without a range stay at their value")
 
 
+OWNERSHIP_ROLES = {"amortisation_years": "amortisation_years", "server_cost_factor": "server_cost_factor",
+                   "cluster_cost_factor": "interconnect_share", "usd_per_kwh": "usd_per_kwh"}
+"""Fields of :class:`ChainInputs` that only the ownership cost uses -> their role in :data:`ROLES`; each is
+drawn over its documented range (the interconnect share, from which the cluster cost factor follows)."""
+
+
 def _triangular(rng: Any, name: str, size: int) -> Any:
     import numpy as np
 
@@ -202,6 +208,26 @@ def _triangular(rng: Any, name: str, size: int) -> Any:
     if hi <= lo:
         return np.full(size, c)
     return rng.triangular(lo, min(max(c, lo), hi), hi, size)
+
+
+def range_of(name: str) -> tuple[float, float, float]:
+    """(low, central, high) of a named assumption; an entry without a range has low = high = central
+    (the same as :func:`analysis.models.uncertainty.range_of`, which this module cannot import)."""
+    return _pick(name, "low"), _pick(name, "central"), _pick(name, "high")
+
+
+def named_draws(name: str, n: int = SAMPLES) -> Any:
+    """`n` triangular draws of a named assumption, seeded by its name exactly as
+    :func:`analysis.models.uncertainty.draws` seeds them, so one assumption draws the same values in the chain
+    and in any other model."""
+    import zlib
+
+    import numpy as np
+
+    lo, c, hi = range_of(name)
+    if hi <= lo:
+        return np.full(n, c)
+    return np.random.default_rng([SEED, zlib.crc32(name.encode("utf-8"))]).triangular(lo, c, hi, n)
 
 
 def _isnan(v: Any) -> bool:
@@ -236,6 +262,13 @@ def sampled_inputs(hardware_id: str, **fixed: Any) -> list[ChainInputs]:
         draws["grid_kg_per_kwh"] = rng.triangular(float(g[0]["value"]), float(g[1]["value"]), float(g[2]["value"]), n)
     if "usd_per_device_hour" not in fixed and not math.isnan(base.usd_per_device_hour):
         draws["usd_per_device_hour"] = _triangular(rng, price_key(hardware_id), n)
+    # the ownership inputs (amortised purchase plus energy) are drawn by name, as analysis.models.uncertainty
+    # draws any assumption, after the draws above (which keep the values they had before these were added)
+    for field, role in OWNERSHIP_ROLES.items():
+        if field not in fixed:
+            d = named_draws(ROLES[role][1], n)
+            draws[field] = np.array([cluster_factor_from_share(float(v)) for v in d]) \
+                if field == "cluster_cost_factor" else d
     from dataclasses import replace
 
     out: list[ChainInputs] = [replace(base, **{k: float(v[i]) for k, v in draws.items()}) for i in range(n)]  # type: ignore[arg-type]
@@ -256,6 +289,24 @@ def interval(values: Any) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def footprint_draws(device_hours: float, hardware_id: str | list[str], **central_overrides: Any) -> list[Any]:
+    """The :data:`SAMPLES` drawn footprints (:class:`analysis.models.chain.RunFootprint`) behind
+    :func:`footprint_range`, in draw order, so a statistic of several outputs (rent over ownership cost, say)
+    gets its interval from the same draws. Arguments as in :func:`footprint_range`."""
+    from analysis.models.chain import run_footprint
+
+    ids = [hardware_id] if isinstance(hardware_id, str) else list(hardware_id)
+    overrides = dict(central_overrides)
+    operator = str(overrides.pop("operator", "other"))
+    draws = []
+    for hid in ids:
+        default = inputs_for(hid, "central", operator=operator)
+        held = {k: v for k, v in overrides.items() if getattr(default, k) != v}
+        fps = [run_footprint(device_hours, d) for d in sampled_inputs(hid, operator=operator, **held)]
+        draws.extend(fps[: SAMPLES // len(ids)])
+    return draws
+
+
 def footprint_range(device_hours: float, hardware_id: str | list[str], **central_overrides: Any) -> dict[str, Any]:
     """A run's central footprint and the interval of its energy, emissions and rent (:data:`INTERVAL_RULE`).
 
@@ -264,21 +315,83 @@ def footprint_range(device_hours: float, hardware_id: str | list[str], **central
     `hardware_id` may be a list (a run whose GPU is not named): the central case is its first entry,
     and the draws are spread equally over all of them.
     Returns ``{"central": RunFootprint, "facility_mwh": (low, high), "operational_tco2e": (low, high),
-    "rental_usd": (low, high)}``.
+    "rental_usd": (low, high), "server_mwh": (low, high), "owned_usd": (low, high)}`` (``owned_usd``: the
+    amortised purchase plus energy, NaN where the accelerator has no purchase price).
     """
     from analysis.models.chain import run_footprint
 
     ids = [hardware_id] if isinstance(hardware_id, str) else list(hardware_id)
-    operator = str(central_overrides.pop("operator", "other"))
-    x = inputs_for(ids[0], "central", operator=operator, **central_overrides)
+    x = inputs_for(ids[0], "central", **central_overrides)
     central = run_footprint(device_hours, x)
-    draws = []
-    for hid in ids:
-        default = inputs_for(hid, "central", operator=operator)
-        held = {k: v for k, v in central_overrides.items() if getattr(default, k) != v}
-        fps = [run_footprint(device_hours, d) for d in sampled_inputs(hid, operator=operator, **held)]
-        draws.extend(fps[: SAMPLES // len(ids)])
+    draws = footprint_draws(device_hours, hardware_id, **central_overrides)
     return {"central": central,
             "facility_mwh": interval([f.facility_mwh for f in draws]),
             "operational_tco2e": interval([f.operational_tco2e for f in draws]),
-            "rental_usd": interval([f.rental_usd for f in draws])}
+            "rental_usd": interval([f.rental_usd for f in draws]),
+            "server_mwh": interval([f.energy.server_kwh / 1000 for f in draws]),
+            "owned_usd": interval([f.owned_usd for f in draws])}
+
+
+QUANTITIES = ("facility_mwh", "server_mwh", "operational_tco2e", "rental_usd", "owned_usd")
+"""Outputs of the chain a tornado can be drawn for (attributes of :class:`RunFootprint`, or its server MWh)."""
+
+
+def ranged_inputs(hardware_id: str, operator: str = "other", held: Any = ()) -> dict[str, Any]:
+    """The chain's inputs for `hardware_id` that have a documented range, as
+    :func:`analysis.models.uncertainty.tornado_of` takes them: field of :class:`ChainInputs` -> assumption name
+    (or a sourced (low, central, high) triple: the grid from France to India, a TPU's measured power range from
+    data/hardware.csv); ``cluster_cost_factor`` is ranged as its interconnect share. Fields in `held` are left out."""
+    x = inputs_for(hardware_id, "central", operator=operator)
+    out: dict[str, Any] = {}
+    if x.power.basis == "rated":
+        out["power_fraction"] = power_fraction_key(hardware_id)
+    else:
+        lo, hi = hardware.mean_power_range_w(hardware_id)
+        if not (math.isnan(lo) or math.isnan(hi)) and lo < hi:
+            out["power_w"] = (lo, x.power.watts, hi)
+    out["pue"] = OPERATOR_PUE[operator]
+    out["grid_kg_per_kwh"] = tuple(assumptions.get(k) for k in ROLES["grid_kg_per_kwh"])
+    if not math.isnan(x.usd_per_device_hour):
+        out["usd_per_device_hour"] = price_key(hardware_id)
+    for field, role in OWNERSHIP_ROLES.items():
+        out["interconnect_share" if field == "cluster_cost_factor" else field] = ROLES[role][1]
+    held = set(held)
+    return {k: v for k, v in out.items() if k not in held and not (k == "power_w" and "power" in held)
+            and not (k == "interconnect_share" and "cluster_cost_factor" in held)}
+
+
+def footprint_tornado(device_hours: float, hardware_id: str, quantity: str, **central_overrides: Any) -> Any:
+    """One-at-a-time sensitivity of one output of a run (:data:`QUANTITIES`) to each chain input with a
+    documented range (:func:`ranged_inputs`), between the ends of that range, the others at their central values
+    (the rule of :func:`analysis.models.uncertainty.tornado_of`). ``operator=`` and `central_overrides` as in
+    :func:`footprint_range`: an override that differs from the book's value is held, not varied. Rows whose
+    input does not move the output are left out; column ``assumption`` names each input's source."""
+    from dataclasses import replace
+
+    from analysis.models.chain import run_footprint
+    from analysis.models.sensitivity import tornado
+
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
+    operator = str(central_overrides.pop("operator", "other"))
+    base = inputs_for(hardware_id, "central", operator=operator, **central_overrides)
+    default = inputs_for(hardware_id, "central", operator=operator)
+    held = {k for k, v in central_overrides.items() if getattr(default, k) != v}
+    ranged = ranged_inputs(hardware_id, operator, held)
+
+    def out(**kw: float) -> float:
+        fields: dict[str, Any] = dict(kw)
+        if "power_w" in fields:
+            fields["power"] = Power(fields.pop("power_w"), base.power.basis)
+        if "interconnect_share" in fields:
+            fields["cluster_cost_factor"] = cluster_factor_from_share(fields.pop("interconnect_share"))
+        f = run_footprint(device_hours, replace(base, **fields))
+        return float(f.energy.server_kwh / 1000 if quantity == "server_mwh" else getattr(f, quantity))
+
+    ends = {k: (range_of(v) if isinstance(v, str) else tuple(map(float, v))) for k, v in ranged.items()}
+    t = tornado(out, {k: e[1] for k, e in ends.items()}, {k: (e[0], e[2]) for k, e in ends.items()})
+    t = t[t["swing"] > 1e-12 * max(abs(float(t["out_base"].iloc[0])), 1e-300)].reset_index(drop=True)
+    names = {k: (v if isinstance(v, str) else {"power_w": "data/hardware.csv mean_power_low_w/high_w",
+                                                "grid_kg_per_kwh": ", ".join(ROLES["grid_kg_per_kwh"])}[k])
+             for k, v in ranged.items()}
+    return t.assign(assumption=t["parameter"].map(names))

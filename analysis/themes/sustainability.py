@@ -11,6 +11,7 @@ Data: ``data/sustainability-epoch-models.csv`` (Epoch AI, CC BY 4.0).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -127,3 +128,169 @@ def price_claims(c: pd.DataFrame, overrides: dict[str, dict[str, float]] | None 
     out = pd.DataFrame(rows)
     out["priced"] = out["usd_central"].notna()
     return out
+
+
+# --- what the assumptions do: tornado panels ----------------------------------------------------
+
+TORNADO_LABELS = {
+    "power_fraction": "GPU power\n(fraction of TDP)", "power_w": "chip power\n(W, measured range)", "pue": "PUE",
+    "grid_kg_per_kwh": "grid intensity\n(kgCO2e/kWh)", "usd_per_device_hour": "on-demand price\n(USD/GPU-hour)",
+    "amortisation_years": "amortisation\n(years)", "server_cost_factor": "server cost factor",
+    "interconnect_share": "interconnect share\nof hardware cost", "usd_per_kwh": "electricity price\n(USD/kWh)",
+}
+"""Axis labels of the chain's ranged inputs (:func:`analysis.models.chain_inputs.ranged_inputs`)."""
+
+
+def draw_tornado(ax: Any, t: pd.DataFrame, scale: float = 1.0, unit: str = "",
+                 labels: dict[str, str] | None = None) -> None:
+    """One tornado panel on `ax` from a :func:`analysis.models.chain_inputs.footprint_tornado` (or
+    :func:`analysis.models.uncertainty.tornado_of`) table: the largest swing on top, a light bar for an input at
+    the low end of its range and a dark one at its high end, each end labelled with the input's value."""
+    names = {**TORNADO_LABELS, **(labels or {})}
+    rows: list[dict[Any, Any]] = t.iloc[::-1].to_dict("records")
+    if not rows:  # every input of this output is held at a value the caller set: nothing moves it
+        ax.text(0.5, 0.5, "no ranged input: held at the value set", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_yticks([])
+        ax.set_xlabel(unit)
+        return
+    base = float(rows[0]["out_base"]) / scale
+    for i, r in enumerate(rows):
+        lo, hi = float(r["out_low"]) / scale, float(r["out_high"]) / scale
+        ax.barh(i, lo - base, left=base, color="#88CCEE", height=0.6)
+        ax.barh(i, hi - base, left=base, color="#882255", height=0.6)
+        for val, x in ((r["low"], lo), (r["high"], hi)):
+            if pd.isna(val) or val == r["base"]:
+                continue  # no one value (ranges differ by accelerator), or the default is at this end
+            right = x >= base
+            ax.annotate(f"{val:.3g}", (x, i), xytext=(4 if right else -4, 0), textcoords="offset points",
+                        ha="left" if right else "right", va="center", fontsize=10)
+    ax.axvline(base, color="#333333", lw=1.2)
+    ax.set_yticks(range(len(rows)), [names.get(str(r["parameter"]), str(r["parameter"])) for r in rows])
+    ax.set_xlabel(unit)
+    xmin, xmax = ax.get_xlim()
+    ax.set_xlim(xmin - 0.25 * (xmax - xmin), xmax + 0.25 * (xmax - xmin))
+
+
+def ranges_note(t: pd.DataFrame) -> str:
+    """The ranges a tornado moved its inputs over, for a caption: "PUE 1.2-1.6 (pue_non_hyperscaler), ..."."""
+    rows: list[dict[Any, Any]] = t.to_dict("records")
+    def one(r: dict[Any, Any]) -> str:
+        label = TORNADO_LABELS.get(str(r["parameter"]), str(r["parameter"])).replace("\n", " ")
+        span = "per accelerator" if pd.isna(r["low"]) else f"{r['low']:.3g}–{r['high']:.3g}"
+        return f"{label} {span} ({r['assumption']})"
+
+    return "; ".join(one(r) for r in rows)
+
+
+def run_sensitivity(gpu_hours: float, hardware_id: str, **central: float) -> dict[str, object]:
+    """What the assumptions do to one run: its central footprint, the intervals of its emissions, rent,
+    ownership cost and rent-over-ownership ratio (all from the same draws of
+    :func:`analysis.models.chain_inputs.footprint_draws`), and the tornados of its emissions and ownership cost
+    (:func:`analysis.models.chain_inputs.footprint_tornado`). `central` holds the notebook's parameters (fields
+    of :class:`analysis.models.chain.ChainInputs`); one that differs from the book's value is held fixed."""
+    from analysis.models.uncertainty import Interval
+
+    fp = chain_inputs.footprint_range(gpu_hours, hardware_id, **central)
+    c = fp["central"]
+    draws = chain_inputs.footprint_draws(gpu_hours, hardware_id, **central)
+    ratio = chain_inputs.interval([d.rental_usd / d.owned_usd for d in draws])
+    return {
+        "central": c,
+        "tco2e": Interval(c.operational_tco2e, *fp["operational_tco2e"]),
+        "rent": Interval(c.rental_usd, *fp["rental_usd"]),
+        "own": Interval(c.owned_usd, *fp["owned_usd"]),
+        "rent_over_own": Interval(c.rental_usd / c.owned_usd, *ratio),
+        "tornado_tco2e": chain_inputs.footprint_tornado(gpu_hours, hardware_id, "operational_tco2e", **central),
+        "tornado_own": chain_inputs.footprint_tornado(gpu_hours, hardware_id, "owned_usd", **central),
+    }
+
+
+def claim_interval(row: pd.Series | dict[str, object], quantity: str) -> object:
+    """A :func:`price_claims` row's modelled number (``energy_mwh``, ``tco2e``, ``usd``) as an
+    :class:`analysis.models.uncertainty.Interval` (central, and the ends of the book's interval)."""
+    from analysis.models.uncertainty import Interval
+
+    return Interval(float(row[f"{quantity}_central"]), float(row[f"{quantity}_low"]),  # type: ignore[arg-type]
+                    float(row[f"{quantity}_high"]))  # type: ignore[arg-type]
+
+
+# --- the book's chain on Epoch's chip-hours --------------------------------------------------------
+
+def recompute_epoch(ep: pd.DataFrame, **central: float) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Epoch's priced models whose hardware the book knows, re-costed with the book's one chain on Epoch's
+    chip-hours: a table (model, hardware, chip_hours, ours_amortised, epoch_amortised, ours_rental,
+    epoch_cloud and the two ratios ours/Epoch, at the central inputs plus `central`) and the draws behind the
+    intervals (``{"ours_amortised", "ratio_amortised", "ratio_rental"}``: arrays of models x
+    :data:`chain_inputs.SAMPLES`, one column per draw of :func:`analysis.models.chain_inputs.footprint_draws`;
+    the draws of one assumption are the same for every model, so a statistic over the models has its interval
+    column by column)."""
+    rows, own, amort, rent = [], [], [], []
+    records: list[dict[Any, Any]] = ep.dropna(subset=["training_chip_hours"]).to_dict("records")
+    for r in records:
+        if r["training_hardware"] not in EPOCH_HARDWARE:
+            continue
+        hid = EPOCH_HARDWARE[str(r["training_hardware"])]
+        hours, epoch_own, epoch_cloud = (float(r[k]) for k in ("training_chip_hours", "epoch_amortised_cost_usd2023",
+                                                                "epoch_cloud_cost_usd2023"))
+        f = chain_inputs.footprint_range(hours, hid, **central)["central"]
+        draws = chain_inputs.footprint_draws(hours, hid, **central)
+        rows.append({"model": r["model"], "hardware": hid, "chip_hours": hours, "ours_amortised": f.owned_usd,
+                     "epoch_amortised": epoch_own, "ours_rental": f.rental_usd, "epoch_cloud": epoch_cloud})
+        own.append(np.array([d.owned_usd for d in draws]))
+        amort.append(own[-1] / epoch_own)
+        rent.append(np.array([d.rental_usd for d in draws]) / epoch_cloud)  # NaN where Epoch has no cloud cost
+    cmp = pd.DataFrame(rows)
+    cmp["ratio_amortised"] = cmp.ours_amortised / cmp.epoch_amortised
+    cmp["ratio_rental"] = cmp.ours_rental / cmp.epoch_cloud
+    return cmp, {"ours_amortised": np.vstack(own), "ratio_amortised": np.vstack(amort), "ratio_rental": np.vstack(rent)}
+
+
+def statistic_interval(central: pd.Series, draws: np.ndarray, stat: str) -> object:
+    """A statistic over models (``median``, ``min``, ``max``, NaNs left out) of a modelled column, with its
+    interval by the book's rule: the statistic of each draw's column, then the 10th-90th percentile."""
+    from analysis.models.uncertainty import Interval
+
+    fn: Any = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
+    lo, hi = chain_inputs.interval(fn(draws, axis=0))
+    return Interval(float(fn(central.to_numpy(dtype=float))), lo, hi)
+
+
+def epoch_ratio_tornado(cmp: pd.DataFrame, quantity: str = "owned_usd", stat: str = "median",
+                        **central: float) -> pd.DataFrame:
+    """One-at-a-time sensitivity of a statistic over models (the median of ours/Epoch, say) to each chain input
+    with a documented range: for each input, every model's cost at the ends of that input's range (the others
+    central; :func:`analysis.models.chain_inputs.footprint_tornado`, a model that does not use the input keeps its
+    central cost), over Epoch's estimate, then the statistic. `cmp` is :func:`recompute_epoch`'s table; rows as
+    :func:`analysis.models.sensitivity.tornado` gives them (``low``/``high``/``base``: the input's range; NaN
+    where the models' ranges differ), sorted by swing, with the ``assumption`` each input is drawn from."""
+    fn: Any = {"median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}[stat]
+    epoch = cmp["epoch_amortised" if quantity == "owned_usd" else "epoch_cloud"].to_numpy(dtype=float)
+    base = cmp["ours_amortised" if quantity == "owned_usd" else "ours_rental"].to_numpy(dtype=float)
+    per_model = [chain_inputs.footprint_tornado(float(h), str(hw), quantity, **central).set_index("parameter")
+                 for h, hw in zip(cmp["chip_hours"], cmp["hardware"], strict=True)]
+    params = sorted({p for t in per_model for p in t.index})
+    rows = []
+    for p in params:
+        ends = {}
+        for end in ("low", "high"):
+            vals = np.array([float(t.at[p, f"out_{end}"]) if p in t.index else b
+                             for t, b in zip(per_model, base, strict=True)])
+            ends[end] = float(fn(vals / epoch))
+        used = [t.loc[p] for t in per_model if p in t.index]
+        same = len({(float(u["low"]), float(u["high"])) for u in used}) == 1
+        rows.append({"parameter": p, "low": float(used[0]["low"]) if same else np.nan,
+                     "high": float(used[0]["high"]) if same else np.nan,
+                     "base": float(used[0]["base"]) if same else np.nan,
+                     "out_low": ends["low"], "out_high": ends["high"], "out_base": float(fn(base / epoch)),
+                     "swing": abs(ends["high"] - ends["low"]),
+                     "assumption": "; ".join(sorted({str(u["assumption"]) for u in used}))})
+    return pd.DataFrame(rows).sort_values("swing", ascending=False).reset_index(drop=True)
+
+
+def top_input(t: pd.DataFrame) -> str:
+    """The input that moves a tornado's output most, in words for the prose ("grid intensity"); "no input"
+    when every ranged input is held at a value the caller set."""
+    if t.empty:
+        return "no input"
+    return TORNADO_LABELS.get(str(t["parameter"].iloc[0]), str(t["parameter"].iloc[0])).split("\n")[0]

@@ -302,7 +302,8 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
     `overrides["central"]` replaces fields of the central case (a notebook's parameters; one that
     differs from the book's value is also held in the interval's draws). low and high are the
     interval of :data:`analysis.models.chain_inputs.INTERVAL_RULE`. Rental prices are the
-    accelerator's on-demand entry times `price_scale`; the amortised cost is the central ownership cost.
+    accelerator's on-demand entry times `price_scale`; the amortised cost (purchase over the amortisation
+    years plus energy) has the same rule's interval.
     """
     from analysis.data import hardware
     from analysis.models import chain_inputs
@@ -338,7 +339,7 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
         kwh = [rng["facility_mwh"][0] * 1e3, central.energy.facility_kwh, rng["facility_mwh"][1] * 1e3]
         co2 = [rng["operational_tco2e"][0], central.operational_tco2e, rng["operational_tco2e"][1]]
         usd = [v * price_scale for v in (rng["rental_usd"][0], central.rental_usd, rng["rental_usd"][1])]
-        amort = central.owned_usd
+        amort = [rng["owned_usd"][0], central.owned_usd, rng["owned_usd"][1]]
         price_key = chain_inputs.price_key(hw) if not _isnan(usd[1]) else ""
         out.append({
             "run_id": r["run_id"], "run": r["run_name"],
@@ -349,7 +350,7 @@ def run_cost_table(runs: pd.DataFrame, overrides: dict[str, dict[str, float]] | 
             "mwh_low": kwh[0] / 1e3, "mwh": kwh[1] / 1e3, "mwh_high": kwh[2] / 1e3,
             "tco2e_low": co2[0], "tco2e": co2[1], "tco2e_high": co2[2],
             "usd_low": usd[0], "usd": usd[1], "usd_high": usd[2], "price_entry": price_key,
-            "usd_amortised": amort,
+            "usd_amortised_low": amort[0], "usd_amortised": amort[1], "usd_amortised_high": amort[2],
         })
     return pd.DataFrame(out)
 
@@ -380,3 +381,37 @@ def communication_table(hardware_ids: list[str], tp: int, precisions: tuple[str,
                      "dp_critical_tokens": comm.data_parallel_critical_tokens(peak, per_dir),
                      "tp_critical_hidden": comm.tensor_parallel_critical_hidden(peak, per_dir, tp)})
     return pd.DataFrame(rows)
+
+
+def interval(row: Any, column: str) -> Any:
+    """The modelled number `column` of a :func:`run_cost_table` row (``mwh``, ``tco2e``, ``usd``,
+    ``usd_amortised``) as an :class:`analysis.models.uncertainty.Interval`: its central value and the ends
+    ``{column}_low`` and ``{column}_high`` of the book's interval."""
+    from analysis.models.uncertainty import Interval
+
+    return Interval(float(row[column]), float(row[f"{column}_low"]), float(row[f"{column}_high"]))
+
+
+TORNADO_QUANTITIES = {"facility_mwh": ("mwh", 1.0, "energy at the facility meter (MWh)"),
+                      "operational_tco2e": ("tco2e", 1.0, "operational emissions (tCO2e)"),
+                      "rental_usd": ("usd", 1e6, "rental cost (million USD)"),
+                      "owned_usd": ("usd_amortised", 1e6, "ownership cost, amortised (million USD)")}
+"""Chain outputs of a run's tornado -> (its :func:`run_cost_table` column, display scale, axis label)."""
+
+
+def run_tornados(runs: pd.DataFrame, run_id: str, cost: pd.DataFrame,
+                 overrides: dict[str, dict[str, float]] | None = None, price_scale: float = 1.0) -> dict[str, Any]:
+    """One-at-a-time sensitivity of a run's energy, emissions, rent and ownership cost to each chain input
+    with a documented range (:func:`analysis.models.chain_inputs.footprint_tornado`), at the run's
+    GPU-hours (`cost`: :func:`run_cost_table`), accelerator and operator class; `overrides["central"]` and a
+    `price_scale` other than 1 are held, as in the interval."""
+    from analysis.models import chain_inputs
+
+    r = runs.set_index("run_id").loc[run_id]
+    hw = str(r["hardware_id"])
+    held = dict((overrides or {}).get("central", {}))
+    if price_scale != 1.0:
+        held["usd_per_device_hour"] = chain_inputs.inputs_for(hw).usd_per_device_hour * price_scale
+    gh = float(cost.loc[cost["run_id"] == run_id, "gpu_hours"].iloc[0])
+    return {q: chain_inputs.footprint_tornado(gh, hw, q, operator=str(r["operator_class"]), **held)
+            for q in TORNADO_QUANTITIES}

@@ -145,13 +145,38 @@ def book_default_value(r: pd.Series) -> float:
     return _book_quantity(r, x)
 
 
-def book_default_interval(r: pd.Series) -> tuple[float, float]:
-    """The book default's interval (:data:`analysis.models.chain_inputs.INTERVAL_RULE`)."""
+def book_default_draws(r: pd.Series) -> Any:
+    """The book default's value in each draw of :func:`analysis.models.chain_inputs.sampled_inputs` (an array of
+    :data:`analysis.models.chain_inputs.SAMPLES`; None where the defaults do not apply). The draws of one
+    assumption are the same for every run, so a statistic over runs has its interval draw by draw."""
+    import numpy as np
+
     if not _defaults_apply(r):
-        return math.nan, math.nan
+        return None
     draws = chain_inputs.sampled_inputs(r["hardware_id"], operator=str(r["operator_class"]), **_fixed(r))
     row = {k: r[k] for k in ("device_hours", "boundary", "quantity")}  # plain values, read once per draw
-    return chain_inputs.interval([_book_quantity(row, x) for x in draws])
+    return np.array([_book_quantity(row, x) for x in draws])
+
+
+def book_default_interval(r: pd.Series) -> tuple[float, float]:
+    """The book default's interval (:data:`analysis.models.chain_inputs.INTERVAL_RULE`)."""
+    d = book_default_draws(r)
+    return (math.nan, math.nan) if d is None else chain_inputs.interval(d)
+
+
+def ratio_statistic(t: pd.DataFrame, stat: str) -> Any:
+    """A statistic (``median``, ``min``, ``max``) over the rows of :func:`table` (with intervals) of the
+    book default's ratio to the published figure, as an :class:`analysis.models.uncertainty.Interval`: the
+    statistic of the central ratios, and the book's interval of the statistic taken draw by draw."""
+    import numpy as np
+
+    from analysis.models.uncertainty import Interval
+
+    fn: Any = {"median": np.median, "min": np.min, "max": np.max}[stat]
+    rows = t[t["book_defaults"].notna()]
+    draws = np.vstack([d / p for d, p in zip(rows["book_defaults_draws"], rows["published"], strict=True)])
+    lo, hi = chain_inputs.interval(fn(draws, axis=0))
+    return Interval(float(fn(rows["ratio_book_defaults"].to_numpy(dtype=float))), lo, hi)
 
 
 def _inputs(r: pd.Series) -> str:
@@ -184,11 +209,13 @@ def table(df: pd.DataFrame | None = None, intervals: bool = True) -> pd.DataFram
         if r["quantity"] != "energy_mwh":  # sum_of adds emissions of the runs it names
             by_id[str(r["run_id"])] = m
         b = book_default_value(r)
-        b_lo, b_hi = book_default_interval(r) if intervals else (math.nan, math.nan)
+        draws = book_default_draws(r) if intervals else None
+        b_lo, b_hi = chain_inputs.interval(draws) if draws is not None else (math.nan, math.nan)
         out.append({"run": r["run"], "run_id": r["run_id"], "quantity": r["quantity"], "boundary": r["boundary"],
                     "unit": r["unit"], "published": float(r["published"]), "model": m,
                     "ratio": m / float(r["published"]), "inputs": _inputs(r),
                     "book_defaults": b, "book_defaults_low": b_lo, "book_defaults_high": b_hi,
+                    "book_defaults_draws": draws,
                     "ratio_book_defaults": b / float(r["published"]),
                     "published_inside": (b_lo * (1 - ROUNDING) <= float(r["published"]) <= b_hi * (1 + ROUNDING))
                     if not math.isnan(b_lo) else pd.NA,
