@@ -181,7 +181,7 @@ def test_rents_of_runs_state_their_price_basis(numbers):
     m = facts.meaning(numbers)
     rent = m[m["m_quantity"].isin(["usd_rental", "usd_rental_low", "usd_rental_high"])]
     runs = rent[~rent["citekey"].str.split(":").str[0].isin(["book", "corpus", "hw"])]
-    assert len(runs) > 50
+    assert len(runs) > 20  # one rent per run and price basis (the corner rents became intervals: issue 31)
     unstated = runs[runs["price_basis"] == ""]
     assert unstated.empty, unstated[["notebook", "glue_name", "citekey", "assumptions"]].to_string()
     cases = runs[runs["assumptions"].isin(["book low", "book central", "book high"])]
