@@ -122,3 +122,26 @@ def test_energy_and_carbon_figures_name_their_boundary():
 def test_boundary_check_catches_a_bare_figure():
     s = "The run used {glue:text}`../notebooks/x.ipynb::e:.0f` MWh in all."
     assert ENERGY_FIGURE.search(s) and not BOUNDARY.search(s)
+
+
+GRADES = ("consistent across papers", "several papers, mixed bases", "one paper", "model output")
+"""The evidence vocabulary of chapters/methods.md, "How findings are graded" (issue 31)."""
+
+
+def test_landing_page_opens_with_its_findings_and_grades_each_one():
+    """The landing page's first paragraph (at most 150 words, each pasted number counted as one) states the
+    findings; every finding under "What the book finds" carries a grade in the Methods vocabulary."""
+    text = (ROOT / "intro.md").read_text(encoding="utf-8")
+    body = text.split("\n", 1)[1].lstrip("\n")
+    first = body.split("\n\n", 1)[0]
+    assert 60 <= prose_words(first) <= 150, prose_words(first)
+    methods = (CHAPTERS / "methods.md").read_text(encoding="utf-8").lower()
+    assert all(f"**{g}:**" in methods for g in GRADES), "the Methods page defines the vocabulary"
+    findings = text.split("## What the book finds", 1)[1].split("\n## ", 1)[0]
+    items = re.split(r"\n- \*\*", findings)[1:]
+    assert len(items) >= 10
+    for item in items:
+        name = item.split("**", 1)[0]
+        grade = re.search(r"\*Evidence: ([^*]+)\*", item)
+        assert grade, f"finding {name!r} has no grade"
+        assert any(g in grade.group(1).lower() for g in GRADES), f"finding {name!r}: {grade.group(1)!r}"
