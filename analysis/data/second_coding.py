@@ -18,15 +18,14 @@ from analysis.data import claims, corpus, papers
 
 SEED = 20261204
 SIZE = 160
-COMPARISON_UNITS = ("x",)
-COMPARISON_METRICS = ("speedup", "reduction", "efficiency")
+COMPARISON_UNITS = claims.COMPARISON_UNITS
+COMPARISON_METRICS = claims.COMPARISON_METRICS
 
 
 def comparisons(ledger: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims the codebook's typed fields apply to: unit ``x``, or ``%`` with a comparison metric."""
     d = claims.load() if ledger is None else ledger
-    mask = d["unit"].isin(COMPARISON_UNITS) | (d["unit"].eq("%") & d["metric"].isin(COMPARISON_METRICS))
-    return d[mask]
+    return d[claims.comparison_mask(d)]
 
 
 def sample(size: int = SIZE, seed: int = SEED) -> pd.DataFrame:
@@ -49,7 +48,8 @@ def sheet(out: Path, size: int = SIZE, seed: int = SEED) -> Path:
     for _, r in s.iterrows():
         number = r["value"] if pd.notna(r["value"]) else f"{r['low']}-{r['high']}"
         lines += [f"## {r['claim_id']}", "", f"- number: {number} {r['unit']} (metric {r['metric']})",
-                  f"- words around it: \"{r['evidence']}\"", "", texts.get(str(fp.get(r["citekey"], "")), "(abstract missing)"),
+                  f"- words around it: \"{r['evidence']}\"", "",
+                  texts.get(str(fp.get(r["citekey"], "")), "(abstract missing)"),
                   ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
