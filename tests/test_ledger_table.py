@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from analysis.data import papers
@@ -18,17 +20,22 @@ def _ledger(**over: object) -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
-def test_values_are_plain_numbers_and_ranges_keep_both_ends() -> None:
+def _parse_float(text: str) -> float | None:
+    """JavaScript's parseFloat, as the value column's sort function applies it: the leading number."""
+    m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text)
+    return float(m.group()) if m else None
+
+
+def test_values_are_plain_numbers_that_sort_as_numbers() -> None:
     # the issue's cases: 1.29 against 1.9, 0.0003 against 0.2; a range 1.5–2.0; a large count
     led = pd.concat([_ledger(value=1.29), _ledger(value=1.9), _ledger(value=0.0003), _ledger(value=0.2),
                      _ledger(value=None, low=1.5, high=2.0), _ledger(value=175e9)])
     t = lt.table(led)
-    assert list(t["value"]) == ["1.29", "1.9", "0.0003", "0.2", "1.5–2", "175000000000"]
-    assert list(t["value_low"]) == ["1.29", "1.9", "0.0003", "0.2", "1.5", "175000000000"]
-    assert list(t["value_high"]) == ["1.29", "1.9", "0.0003", "0.2", "2", "175000000000"]
-    # sorted by the hidden ends as numbers, the order a reader expects
-    order = t.assign(lo=t["value_low"].astype(float), hi=t["value_high"].astype(float)).sort_values(["lo", "hi"])
-    assert list(order["value"]) == ["0.0003", "0.2", "1.29", "1.5–2", "1.9", "175000000000"]
+    assert list(t["value"]) == ["1.29", "1.9", "0.0003", "0.2", "1.5–2", "175,000,000,000"]
+    keys = [_parse_float(v.replace(",", "")) for v in t["value"]]
+    assert keys == [1.29, 1.9, 0.0003, 0.2, 1.5, 175e9]
+    order = [v for _, v in sorted(zip(keys, t["value"], strict=True))]
+    assert order == ["0.0003", "0.2", "1.29", "1.5–2", "1.9", "175,000,000,000"]
 
 
 def test_rows_link_to_the_bibliography_and_the_chapter_by_theme_title() -> None:
@@ -47,12 +54,10 @@ def test_link_cells_escape_the_data_and_other_cells_are_left_to_lazy() -> None:
     assert lt.HTML_COLUMNS == {"paper", "theme"}
 
 
-def test_options_sort_on_a_click_and_the_value_on_its_numeric_ends() -> None:
+def test_options_sort_on_a_click_and_the_value_as_a_number() -> None:
     opts = lt.options()
-    assert opts["ordering"] == {"indicators": False, "handler": True}
+    assert opts["ordering"] == {"indicators": True, "handler": True}
     defs = opts["columnDefs"]
     assert isinstance(defs, list)
-    value = next(d for d in defs if d["targets"] == lt.COLUMNS.index("value"))
-    assert [lt.COLUMNS[i] for i in value["orderData"]] == ["value_low", "value_high"]
-    hidden = next(d for d in defs if d["targets"] == value["orderData"])
-    assert hidden["type"] == "num" and hidden["visible"] is False and hidden["searchable"] is False
+    (value,) = [d for d in defs if d["targets"] == lt.COLUMNS.index("value")]
+    assert value["type"] == "num" and 'parseFloat(String(data).replace(/,/g, ""))' in str(value["render"])

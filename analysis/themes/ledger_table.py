@@ -3,9 +3,10 @@
 One row per claim: the claim id, its paper's citekey linked to the paper's entry in the bibliography
 (anchor ``bibkey-<citekey>``, as in the paper explorer), the paper's theme by its title linked to the
 theme's chapter, and the ledger's fields. The value is shown as the ledger states it (a number, or a
-range ``low–high``) and sorts as a number: two hidden columns hold the lower and the upper end (a
-single value is both), and the value column sorts on them (DataTables' ``orderData``), lower end
-first. Every cell is text from data/ and is escaped by analysis.book.lazy, except the two link
+range ``low–high``, its lower end first) and sorts as a number: the cell's text is positional digits
+with thousands separators (never an exponent), and the column's sort data is that text read as a
+number without its separators (a range by its lower end), so 1.29 sorts before 1.9 and 0.0003
+before 0.2. Every cell is text from data/ and is escaped by analysis.book.lazy, except the two link
 columns, built here from escaped text (:func:`analysis.data.markup.html_text`).
 """
 
@@ -19,16 +20,20 @@ from analysis.data.markup import html_text
 
 # (heading, ledger column or None for a column built here)
 COLUMNS = ["claim", "paper", "theme", "metric", "value", "unit", "qualifier", "hardware", "precision", "workload",
-           "tier", "evidence", "value_low", "value_high"]
+           "tier", "evidence"]
 HTML_COLUMNS = {"paper", "theme"}
-HIDDEN = ["value_low", "value_high"]
+# DataTables' sort (and type) data of a value cell: its leading number ("1.5–2" sorts as 1.5), or none
+SORT_AS_NUMBER = ('function (data, type) { if (type !== "sort" && type !== "type") return data; '
+                  'const v = parseFloat(String(data).replace(/,/g, "")); return Number.isNaN(v) ? null : v; }')
 
 
 def number_text(v: object) -> str:
-    """A number as plain positional digits (0.0003, 175000000000), never an exponent; empty if missing."""
+    """A number in positional digits with thousands separators (0.0003, 175,000,000,000), never an
+    exponent; empty if missing."""
     if v is None or pd.isna(v):  # type: ignore[call-overload]
         return ""
-    return np.format_float_positional(float(v), trim="-")  # type: ignore[arg-type]
+    whole, _, frac = np.format_float_positional(float(v), trim="-").partition(".")  # type: ignore[arg-type]
+    return f"{int(whole):,}" + (f".{frac}" if frac else "")
 
 
 def value_text(value: object, low: object, high: object) -> str:
@@ -40,9 +45,6 @@ def value_text(value: object, low: object, high: object) -> str:
 def table(ledger: pd.DataFrame) -> pd.DataFrame:
     """The ledger (data/claims.csv rows, with the paper's `theme` merged in) as the page's table."""
     th = papers.themes().set_index("id")
-    single = ledger["value"].notna()
-    low = ledger["value"].where(single, ledger["low"])
-    high = ledger["value"].where(single, ledger["high"])
 
     def theme_cell(t: object) -> str:
         if t is None or pd.isna(t) or t not in th.index:  # type: ignore[call-overload]
@@ -65,22 +67,19 @@ def table(ledger: pd.DataFrame) -> pd.DataFrame:
         "workload": ledger["workload"].fillna(""),
         "tier": ledger["tier"],
         "evidence": ledger["evidence"],
-        "value_low": low.map(number_text),
-        "value_high": high.map(number_text),
     })
     return out[COLUMNS].reset_index(drop=True)
 
 
 def options() -> dict[str, object]:
-    """DataTables options: a click on a heading sorts (again to reverse); the value column sorts on the
-    hidden numeric ends; the hidden columns are not searched."""
-    value, hidden = COLUMNS.index("value"), [COLUMNS.index(c) for c in HIDDEN]
+    """DataTables options: a click on a heading sorts (again to reverse); the value column sorts as numbers."""
+    from itables import JavascriptFunction
+
     return {
         "text_in_header_can_be_selected": False,  # else only the small arrow sorts
-        "ordering": {"indicators": False, "handler": True},  # the column control shows the order
-        "columnControl": ["order", ["orderAsc", "orderDesc", "search"]],
-        "columnDefs": [
-            {"targets": value, "orderData": hidden, "className": "dt-body-right"},
-            {"targets": hidden, "visible": False, "searchable": False, "type": "num"},
-        ],
+        # DataTables' own indicators (and aria-sort) on every heading; a menu to sort or search within a column
+        "ordering": {"indicators": True, "handler": True},
+        "columnControl": [["orderAsc", "orderDesc", "search"]],
+        "columnDefs": [{"targets": COLUMNS.index("value"), "type": "num", "className": "dt-body-right",
+                        "render": JavascriptFunction(SORT_AS_NUMBER)}],
     }
