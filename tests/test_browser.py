@@ -443,6 +443,43 @@ def test_paper_explorer_sorts_filters_and_links(browser, server: str):
     tab.close()
 
 
+LEDGER = "#itables_claims_ledger"
+
+
+def test_claims_ledger_sorts_values_as_numbers_on_a_click_and_links_each_row(browser, server: str):
+    import yaml
+
+    tab = Tab(browser, server)
+    page = tab.open("notebooks/claims-ledger.html")
+    page.wait_for_selector(f"{LEDGER} tbody tr td:not(.dt-empty)")
+    heads = [h.strip() for h in page.locator(f"{LEDGER} thead th .dt-column-title").all_inner_texts()]
+    assert heads[:5] == ["claim", "paper", "theme", "metric", "value"], heads
+    assert "value_low" not in heads and "value_high" not in heads  # the numeric sort keys stay hidden
+    page.locator(f"{LEDGER}_wrapper .dt-length select").select_option("1000")  # every row on one page
+    col = heads.index("value") + 1
+    for direction in ("ascending", "descending"):
+        page.locator(f"{LEDGER} thead th .dt-column-title", has_text=re.compile(r"^value$")).click()
+        page.wait_for_selector(f"{LEDGER} thead th[aria-sort={direction}]", timeout=5_000)
+        cells = [c.strip() for c in page.locator(f"{LEDGER} tbody tr td:nth-child({col})").all_inner_texts()]
+        lows = [float(c.split("–")[0].replace(",", "")) for c in cells]  # a range sorts by its lower end
+        assert len(lows) > 100 and lows == sorted(lows, reverse=direction == "descending"), cells[:20]
+
+    # each row: its citekey links to the bibliography entry, its theme (by title) to the chapter
+    titles = {t["title"] for t in yaml.safe_load((ROOT / "data" / "themes.yml").read_text())["themes"]}
+    row = page.locator(f"{LEDGER} tbody tr").first
+    theme = row.locator("a.ledger-theme")
+    assert theme.inner_text().strip() in titles
+    chapter = theme.get_attribute("href")
+    assert chapter and re.match(r"^\.\./chapters/[a-z-]+\.html$", chapter), chapter
+    key = row.locator("a.paper-key").get_attribute("href")
+    assert key and re.match(r"^\.\./chapters/bibliography\.html#bibkey-[a-z0-9]+$", key), key
+    page.goto(f"{server}/notebooks/{key}")
+    assert page.locator(f"#{key.split('#')[1]}").count() == 1
+    assert page.goto(f"{server}/notebooks/{chapter}").status == 200
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
 def test_paper_explorer_fits_and_is_dark_in_dark_mode(browser, server: str):
     tab = Tab(browser, server)
     page = tab.open("notebooks/paper-index.html")

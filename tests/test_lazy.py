@@ -69,3 +69,14 @@ def test_options_load_from_the_site_root():
     assert opts["deferRender"] is True
     with pytest.raises(ValueError):
         lazy.options("paper-index", 3, "https://elsewhere/")
+
+
+def test_named_html_columns_are_kept_and_the_others_escaped(outputs: Path):
+    payload = '<img src=x onerror="window.__xss=1">'
+    df = pd.DataFrame({"paper": ['<a href="../chapters/bibliography.html#bibkey-k">k</a>'], "evidence": [payload]})
+    lazy.write("mixed", df, html_cells={"paper"})
+    assert _rows_of(outputs / "mixed-0.js", "mixed", 0) == [
+        ['<a href="../chapters/bibliography.html#bibkey-k">k</a>',
+         "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;"]]
+    with pytest.raises(ValueError, match="names no column"):
+        lazy.write("mixed", df, html_cells={"papers"})

@@ -124,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(line)
         elif args.cmd == "update":
             from analysis.data import corpus, intake
+            from analysis.models import baselines
 
-            for line in corpus.ingest(args.seeds, args.review) + intake.update(args.seeds, review=args.review):
+            # the keyword classifier of the book suggests each candidate's baseline class
+            for line in corpus.ingest(args.seeds, args.review) + intake.update(args.seeds, review=args.review,
+                                                                               classify_baseline=baselines.classify):
                 print(line)
         elif args.cmd == "accept":
             from analysis.data import intake

@@ -11,8 +11,9 @@ hands DataTables every row once all chunks have arrived.
 Each chunk file is one call ``lazyRows.put(name, k, rows)`` whose arguments are JSON literals: the
 data stays data (``json.dumps`` escapes every quote and backslash; ``ensure_ascii`` the line
 separators that JavaScript source does not accept). DataTables renders a cell as HTML, so a table
-whose cells are plain text is HTML-escaped here (``html=False``); the explorer's cells are HTML that
-analysis.themes.paper_table built and escaped.
+whose cells are plain text is HTML-escaped here (``html_cells=False``); the explorer's cells are HTML
+that analysis.themes.paper_table built and escaped (``html_cells=True``); a table with some link
+columns names them (``html_cells={"paper", ...}``) and every other column is escaped here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import math
 import re
 import warnings
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +45,25 @@ def _cell(v: object, as_html: bool) -> str:
     return text if as_html else html.escape(text, quote=True)
 
 
-def write(name: str, df: pd.DataFrame, *, html_cells: bool) -> int:
-    """Write the rows of `df` as chunk files ``<name>-<k>.js``; return the number of chunks (at least 1)."""
+def write(name: str, df: pd.DataFrame, *, html_cells: bool | Collection[str]) -> int:
+    """Write the rows of `df` as chunk files ``<name>-<k>.js``; return the number of chunks (at least 1).
+
+    `html_cells`: True if every cell is HTML already (built and escaped by the caller), False if every
+    cell is text, or the names of the columns that are HTML (the rest is text)."""
     if not NAME.match(name):
         raise ValueError(f"lazy table name {name!r}: lower-case letters, digits and hyphens only")
     out = folder()
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob(f"{name}-*.js"):
         old.unlink()
-    rows = [[_cell(v, html_cells) for v in r] for r in df.itertuples(index=False, name=None)]
+    if isinstance(html_cells, bool):
+        as_html = [html_cells] * len(df.columns)
+    else:
+        unknown = set(html_cells) - set(df.columns)
+        if unknown:
+            raise ValueError(f"lazy table {name!r}: html_cells names no column of the table: {sorted(unknown)}")
+        as_html = [c in html_cells for c in df.columns]
+    rows = [[_cell(v, h) for v, h in zip(r, as_html, strict=True)] for r in df.itertuples(index=False, name=None)]
     chunks = [rows[i:i + CHUNK_ROWS] for i in range(0, len(rows), CHUNK_ROWS)] or [[]]
     for k, chunk in enumerate(chunks):
         body = json.dumps(chunk, ensure_ascii=True, separators=(",", ":"))
@@ -78,7 +90,8 @@ def options(name: str, chunks: int, site_root: str = "../") -> dict[str, Any]:
     }
 
 
-def show(name: str, df: pd.DataFrame, *, html_cells: bool, site_root: str = "../", **itables_options: Any) -> None:
+def show(name: str, df: pd.DataFrame, *, html_cells: bool | Collection[str], site_root: str = "../",
+         **itables_options: Any) -> None:
     """itables.show of `df`'s columns with its rows in chunk files (:func:`write`, :func:`options`)."""
     import itables
 

@@ -15,12 +15,18 @@ rejects it before `make accept` takes it into data/claims.csv.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from analysis.data.claims import MAX_EVIDENCE_WORDS, METRICS, QUALIFIERS, UNITS, Claim
+from analysis.data.claims import MAX_EVIDENCE_WORDS, METRICS, QUALIFIERS, TIERS, UNITS, Claim
 
 NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-VALUE = rf"(?P<a>{NUM})(?:[×xX%]?\s*(?:-|–|to|~)\s*(?P<b>{NUM}))?"
+# a number, or a range "1.5-2.0", "2× to more than 1000", "between 7 and 11" (the `and` form only after
+# "between": see extract); a bound word may qualify the upper end (bound_on "high")
+_BOUND_WORDS = r"more than|over|at least|exceeding|above|less than|under|at most|below"
+VALUE = (rf"(?P<a>{NUM})(?:[×xX%]?\s*(?P<sep>-|–|to|~)\s*"
+         rf"(?:(?P<hb>{_BOUND_WORDS})\s+)?(?P<b>{NUM}))?")
+_BETWEEN = re.compile(rf"\bbetween\s+(?P<a>{NUM})[×xX%]?\s*(?P<sep>and)\s*(?:(?P<hb>{_BOUND_WORDS})\s+)?(?P<b>{NUM})")
 
 # (unit pattern after the number, unit, default metric); the first that matches at a place wins
 _AFTER: list[tuple[str, str, str]] = [
@@ -30,11 +36,13 @@ _AFTER: list[tuple[str, str, str]] = [
     (r"\s*(?:[A-Z][A-Za-z0-9-]*\s+)?GPU[- ]hours?\b", "GPU-hours", "gpu_hours"),
     (r"\s*(?:[A-Z][A-Za-z0-9-]*\s+)?GPU[- ]days?\b", "GPU-days", "gpu_days"),
     (r"\s+(?:[A-Z][A-Za-z0-9-]*\s+){0,2}GPUs?\b", "GPUs", "gpu_count"),
+    (r"-GPU\b", "GPUs", "gpu_count"),  # a hyphenated count: "a single 8-GPU machine", "the 128-GPU scale"
+    (r"-node\b", "nodes", "count"),
     (r"\s+(?:compute\s+)?nodes\b", "nodes", "count"),
     (r"\s*(?:TOPS/W)\b", "TOPS/W", "efficiency"),
     (r"\s*(?:GFLOPS/W)\b", "GFLOPS/W", "efficiency"),
-    (r"\s*(?:TFLOPS|TFLOP/s|TFLOPs/s)", "TFLOP/s", "throughput"),
-    (r"\s*(?:PFLOPS|PFLOP/s|PFLOPs/s)", "PFLOP/s", "throughput"),
+    (r"\s*(?:TFLOPS|TFLOP/s|TFLOPs/s|[Tt]eraflops\b)", "TFLOP/s", "throughput"),
+    (r"\s*(?:PFLOPS|PFLOP/s|PFLOPs/s|[Pp]etaflops\b)", "PFLOP/s", "throughput"),
     (r"\s*(?:EFLOPS|EFLOP/s)", "EFLOP/s", "throughput"),
     (r"\s*TOPS\b", "TOPS", "compute"),
     (r"\s*(?:tokens/s|tokens per second|tok/s)", "tokens/s", "throughput"),
@@ -57,14 +65,19 @@ _AFTER: list[tuple[str, str, str]] = [
     (r"\s*(?:kWh)\b", "kWh", "energy"),
     (r"\s*(?:kW)\b", "kW", "power"),
     (r"\s*(?:MW)\b", "MW", "power"),
-    (r"\s*W\b", "W", "power"),
-    (r"\s*(?:tCO2e?|t CO2e?|tons? of CO2(?:e| equivalent)?)", "tCO2e", "carbon"),
+    (r"\s*(?:W|[Ww]atts?)\b", "W", "power"),
+    (r"\s*(?:tCO2e?|t CO2e?|(?:metric )?(?:tons?|tonnes?) of CO2(?:e| equivalent)?|"
+     r"(?:metric )?(?:tons?|tonnes?) CO2e?)", "tCO2e", "carbon"),
+    # tonnes of anything else: the ledger has no mass unit, so a count whose note names the tonnes
+    (r"\s*(?:metric )?(?:tons?|tonnes?)\b", "count", "other"),
     (r"\s*(?:kgCO2e?|kg CO2e?)", "kgCO2e", "carbon"),
     (r"\s*(?:B|billion)(?=[\s-]+(?:parameters?|params|-parameter))", "B", "params"),
+    (r"-billion\b", "B", "params"),  # "a 176-billion parameter model"
     (r"\s*B\b(?=[\s-]+(?:model|LLM|dense|MoE))", "B", "params"),
     (r"\s*(?:T|trillion)(?=\s+(?:tokens|parameters))", "T", "tokens"),
     (r"\s*(?:B|billion)(?=\s+tokens)", "B", "tokens"),
     (r"\s*(?:M|million)(?=[\s-]+(?:parameters?|params))", "M", "params"),
+    (r"-million\b(?=[\s-]+(?:parameters?|params))", "M", "params"),
     (r"\s*dB\b", "dB", "accuracy"),
     (r"\s*(?:mm2|mm²)", "mm2", "other"),
     (r"(?:-bit\b|\s*bits?\b)", "bits", "other"),
@@ -81,8 +94,42 @@ _QUALIFIER_BEFORE = [
     (r"(?:at most|less than|fewer than|under|below|within|≤|<)", "at most"),
     (r"(?:about|approximately|around|nearly|roughly|almost|~)", "about"),
     (r"(?:over|more than|above|exceeding|beyond|>)", "over"),
-    (r"(?:on average|an average of|average|avg\.?|mean)", "average"),
+    (r"(?:on average|an? average(?: \w+){0,2} of|average|avg\.?|mean|a geometric mean(?: \w+){0,2} of)", "average"),
 ]
+# after the number: "2.6× on average", "1.3× speedup on average"
+_AVERAGE_AFTER = re.compile(r"^\s*(?:\w+\s+)?on average\b")
+_MEDIAN_BEFORE = re.compile(r"(?:^|\W)(?:an?|the)? ?median(?: \w+){0,2} (?:of|is|was)?\s*$")
+
+# numbers written in words: (pattern, value, default metric); the value is a factor (unit x)
+_WORD_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                 "twenty": 20, "fifty": 50, "hundred": 100, "a hundred": 100, "thousand": 1000, "a thousand": 1000}
+_WORDS = "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
+_NUMBER_WORDS: list[tuple[re.Pattern[str], float | None, str]] = [
+    (re.compile(r"\b(?:doubl(?:e|es|ed|ing))\b(?!-)", re.I), 2.0, "speedup"),  # not "double-check"
+    (re.compile(r"\btwice\b", re.I), 2.0, "speedup"),
+    (re.compile(r"\btripl(?:e|es|ed|ing)\b(?!-)", re.I), 3.0, "speedup"),
+    (re.compile(r"\bquadrupl(?:e|es|ed|ing)\b(?!-)", re.I), 4.0, "speedup"),
+    (re.compile(r"\bhalv(?:e|es|ed|ing)\b", re.I), 2.0, "reduction"),
+    (re.compile(rf"\b(?P<w>{_WORDS})(?:[- ]?fold\b|\s+times\b)", re.I), None, "speedup"),
+]
+# two statistics stated together: "median and maximum speedups of 45× and 6150×"
+_STAT_WORDS = {"median": "median", "mean": "mean", "average": "mean", "maximum": "maximum", "peak": "maximum",
+               "minimum": "minimum"}
+_SW = "|".join(_STAT_WORDS)
+_PAIR_FIRST = re.compile(rf"\b(?P<s1>{_SW})\s+and\s+(?P<s2>{_SW})(?:\s+\w+){{0,2}}\s+of\s*$", re.I)
+_PAIR_SECOND = re.compile(rf"\b(?P<s1>{_SW})\s+and\s+(?P<s2>{_SW})(?:\s+\w+){{0,2}}\s+of\s+\S+\s+and\s*$", re.I)
+# what a comparison is measured against: the words after "over", "than", "compared to", ... up to a clause end
+_BASELINE = re.compile(r"^[^.;]{0,40}?\b(?:over|than|compared (?:to|with)|relative to|against|versus|vs\.?)\s+"
+                       r"(?:the\s+|a\s+|an\s+)?(?P<b>[^,.;()]{2,60}?)(?=\s+(?:on|for|in|with|at|while|and|by|"
+                       r"when|across|using|under)\b|[,.;()]|$)")
+_BASELINE_BEFORE = re.compile(r"\b(?:outperform\w*|beat\w*|over|compared (?:to|with))\s+(?:the\s+)?(?P<b>[^.;]{2,70}?)"
+                              r"\s+by\s+(?:up to|about|nearly|over|more than|an average of|a factor of)?\s*$")
+# a sentence that states the paper's own work: the numbers of the sentences before it motivate the problem
+_CONTRIBUTION = re.compile(r"\b(?:we\s+(?:\w+\s+)?(?:present|propose|introduce|develop|design|describe|build|"
+                           r"show|demonstrate|study|investigate|explore|evaluate|analy[sz]e|find|report|"
+                           r"implement|address|tackle|leverage|provide|perform|conduct|measure|benchmark)|"
+                           r"this (?:paper|work|study|article)|here we|our (?:\w+\s+)?(?:method|system|approach|"
+                           r"framework|design|work|results?|experiments?|evaluation|analysis))\b", re.I)
 
 _CONTEXT_METRIC = [  # (words near a % or × value, metric)
     (r"accura|top-1|top-5|score|f1|bleu|perplexit|pass@", "accuracy"),
@@ -158,59 +205,173 @@ def _evidence(text: str, start: int, end: int) -> str:
     return text[spans[lo][0]:spans[hi][1]]
 
 
-def extract(text: str) -> list[Claim]:
+# the codebook's typed fields (chapters/codebook.md), named as there
+TYPED_FIELDS = ["statistic", "bound", "bound_on", "baseline_class"]
+STATISTICS = ["single", "maximum", "mean", "median", "minimum", "range"]
+BOUNDS = ["", "lower", "upper"]
+# the book's keyword classifier (analysis.models.baselines) names some classes as before the codebook
+CODEBOOK_CLASS = {"naive implementation": "naive code", "CPU or other hardware": "different hardware",
+                  "framework (PyTorch)": "framework"}
+_LOWER_WORDS = {"more than", "over", "at least", "exceeding", "above"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A candidate claim and the codebook's typed fields proposed for it (empty unless a comparison:
+    unit ``x``, or ``%`` with the metric speedup, reduction or efficiency).
+
+    ``baseline_class`` is the keyword classifier's class of the proposed ``baseline`` text, a
+    suggestion for the reviewer (empty when no classifier was given)."""
+
+    claim: Claim
+    statistic: str = ""
+    bound: str = ""
+    bound_on: str = ""
+    baseline_class: str = ""
+
+    def row(self) -> dict[str, str]:
+        return {**self.claim.row(), "statistic": self.statistic, "bound": self.bound, "bound_on": self.bound_on,
+                "baseline_class": self.baseline_class}
+
+
+def is_comparison(unit: str, metric: str) -> bool:
+    """Whether the codebook's typed fields apply (its first paragraph)."""
+    return unit == "x" or (unit == "%" and metric in ("speedup", "reduction", "efficiency"))
+
+
+def typed(qualifier: str, ranged: bool, high_bound: str, median: bool) -> tuple[str, str, str]:
+    """(statistic, bound, bound_on) by the codebook: "up to" is a maximum, not a bound; "average" a mean;
+    "more than"/"over"/"at least" a lower bound and "at most"/"less than" an upper bound on the value, or,
+    said of a range's upper end ("2× to more than 1000×"), on `high`."""
+    if ranged:
+        statistic = "range"
+    elif median:
+        statistic = "median"
+    else:
+        statistic = {"up to": "maximum", "average": "mean"}.get(qualifier, "single")
+    if high_bound:
+        return statistic, "lower" if high_bound in _LOWER_WORDS else "upper", "high"
+    if qualifier in ("over", "at least"):
+        return statistic, "lower", "low" if ranged else "value"
+    if qualifier == "at most":
+        return statistic, "upper", "high" if ranged else "value"
+    return statistic, "", ""
+
+
+def _sentence_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(r"(?<=[a-z0-9)%×\]])[.!?]\s+(?=[A-Z(])", text)]
+
+
+def _problem_end(text: str) -> int:
+    """Where the sentence that first states the paper's own work begins (0 if none does: no context)."""
+    starts = _sentence_starts(text)
+    for k, s in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        if _CONTRIBUTION.search(text, s, end):
+            return s
+    return 0
+
+
+def _baseline(before: str, after: str) -> str:
+    """The abstract's words for the baseline: "... 3.1× over vLLM", or "outperforms cuSPARSE by 2×"."""
+    m = _BASELINE.match(after)
+    if m:
+        return m.group("b").strip()
+    m = _BASELINE_BEFORE.search(before)
+    return m.group("b").strip() if m else ""
+
+
+def _paired(text: str, start: int) -> str:
+    """The statistic a number has when two are stated together ("median and maximum ... of A and B")."""
+    window = text[max(0, start - 90):start]
+    m = _PAIR_FIRST.search(window)
+    if m:
+        return _STAT_WORDS[m.group("s1").lower()]
+    m = _PAIR_SECOND.search(window)
+    return _STAT_WORDS[m.group("s2").lower()] if m else ""
+
+
+def candidates(text: str, classify: Callable[[str], str] | None = None) -> list[Candidate]:
     """Candidate claims of one normalised abstract, in text order; overlapping matches keep the first.
 
-    Each is a :class:`~analysis.data.claims.Claim` without id and paper (see :func:`claim_rows`) whose
-    baseline, hardware, precision and workload a person fills in on review."""
-    found: list[tuple[int, int, str, str, float | None, float | None, float | None]] = []
-    for m in _NUMBER.finditer(text):
+    Each holds a :class:`~analysis.data.claims.Claim` without id and paper (see :func:`claim_rows`) whose
+    hardware, precision and workload a person fills in on review, the baseline the words after it name
+    ("over vLLM"), the tier (`context` for a number in the sentences before the abstract first states the
+    paper's own work, else `headline` for a speedup or reduction and `setup` for the rest), and the
+    codebook's typed fields; `classify` (the book's keyword classifier) suggests the baseline class."""
+    # (start, end, unit, metric, value, low, high, bound word on the upper end, note)
+    found: list[tuple[int, int, str, str, float | None, float | None, float | None, str, str]] = []
+    for m in [*_NUMBER.finditer(text), *_BETWEEN.finditer(text)]:
+        a, b, end = _num(m.group("a")), m.group("b"), m.end()
         for rx, unit, metric in _UNITS:  # one pass over the numbers; the first unit that follows wins
-            u = rx.match(text, m.end())
+            u = rx.match(text, end)
             if u is None:
                 continue
-            a, b = _num(m.group("a")), m.group("b")
+            note = f"{u.group().strip()} (the ledger has no unit of mass)" if unit == "count" else ""
             if b is not None:
-                found.append((m.start(), u.end(), unit, metric, None, a, _num(b)))
+                found.append((m.start("a"), u.end(), unit, metric, None, a, _num(b), m.group("hb") or "", note))
             else:
-                found.append((m.start(), u.end(), unit, metric, a, None, None))
+                found.append((m.start("a"), u.end(), unit, metric, a, None, None, "", note))
             break
     for m in _DOLLARS.finditer(text):
         scale = (m.group("scale") or "").lower()
         unit = {"": "USD", "k": "kUSD", "m": "MUSD", "million": "MUSD", "b": "BUSD", "billion": "BUSD"}[scale]
-        found.append((m.start(), m.end(), unit, "cost_usd", _num(m.group("a")), None, None))
+        found.append((m.start(), m.end(), unit, "cost_usd", _num(m.group("a")), None, None, "", ""))
     for m in _X_BEFORE.finditer(text):
-        found.append((m.start(), m.end(), "x", "speedup", _num(m.group("a")), None, None))
+        found.append((m.start(), m.end(), "x", "speedup", _num(m.group("a")), None, None, "", ""))
+    for rx, value, metric in _NUMBER_WORDS:
+        for m in rx.finditer(text):
+            v = value if value is not None else float(_WORD_NUMBERS[m.group("w").lower()])
+            found.append((m.start(), m.end(), "x", metric, v, None, None, "", f"stated in words: {m.group()!r}"))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
-    out: list[Claim] = []
+    problem_end = _problem_end(text)
+    out: list[Candidate] = []
     taken_until = -1
-    for start, end, unit, metric, value, low, high in found:
+    for start, end, unit, metric, value, low, high, high_bound, note in found:
         if start < taken_until:
             continue
         taken_until = end
-        metric = _metric(unit, metric, text[max(0, start - 50):start], text[end:end + 30])
+        before, after = text[max(0, start - 50):start], text[end:end + 80]
+        metric = _metric(unit, metric, before, after[:30])
         qualifier = "range" if value is None else _qualifier(text[:start])
-        c = Claim(
+        paired = _paired(text, start)
+        if qualifier == "exact" and (_AVERAGE_AFTER.match(after) or paired == "mean"):
+            qualifier = "average"
+        comparison = is_comparison(unit, metric)
+        baseline = _baseline(text[max(0, start - 120):start], after) if comparison else ""
+        tier = ("context" if start < problem_end else
+                "headline" if comparison or metric in ("speedup", "reduction") else "setup")
+        if low is not None and qualifier == "average":
+            note = "; ".join(x for x in (note, "a range of averages: the ends are averages") if x)
+        notes = "; ".join(x for x in (note, "candidate found by make corpus: check metric, qualifier, baseline, "
+                                      "typed fields and workload") if x)
+        claim = Claim(
             claim_id="", citekey="", metric=metric, value=value, low=low, high=high, unit=unit,
-            qualifier=qualifier, baseline="", hardware="", precision="", workload="",
-            evidence=_evidence(text, start, end), tier="headline" if metric in ("speedup", "reduction") else "setup",
-            notes="candidate found by make corpus: check metric, qualifier, baseline and workload",
+            qualifier=qualifier, baseline=baseline, hardware="", precision="", workload="",
+            evidence=_evidence(text, start, end), tier=tier, notes=notes,
         )
-        out.append(_typed(c) if c.comparison else c)
-    assert all(c.unit in UNITS and c.metric in METRICS and c.qualifier in QUALIFIERS for c in out)
+        if comparison:
+            median = paired == "median" or bool(_MEDIAN_BEFORE.search(text[max(0, start - 40):start]))
+            statistic, bound, bound_on = typed(qualifier, value is None, high_bound, median)
+            if paired in ("maximum", "minimum") and statistic == "single":
+                statistic = paired
+            suggested = CODEBOOK_CLASS.get(c := classify(baseline), c) if classify else ""
+            out.append(Candidate(claim, statistic, bound, bound_on, suggested))
+        else:
+            out.append(Candidate(claim))
+    assert all(c.claim.unit in UNITS and c.claim.metric in METRICS and c.claim.qualifier in QUALIFIERS
+               and c.claim.tier in TIERS for c in out)
     return out
 
 
-def _typed(c: Claim) -> Claim:
-    """A comparison candidate with the codebook's typed fields guessed from its qualifier (chapters/codebook.md):
-    the reviewer checks them, and codes baseline_class and each side's hardware from the abstract."""
-    statistic = {"up to": "maximum", "average": "mean", "range": "range"}.get(c.qualifier, "single")
-    bound = {"over": "lower", "at least": "lower", "at most": "upper"}.get(c.qualifier, "")
-    return replace(c, statistic=statistic, bound=bound, bound_on="value" if bound else "", baseline_class="unstated",
-                   notes="candidate found by make corpus: check metric, qualifier, baseline and workload, and code "
-                         "statistic, bound and baseline_class by chapters/codebook.md")
+def extract(text: str) -> list[Claim]:
+    """The claims of :func:`candidates`, without the typed fields."""
+    return [c.claim for c in candidates(text)]
 
 
-def claim_rows(citekey: str, text: str) -> list[dict[str, str]]:
-    """The candidates of one paper as rows of data/claims.csv (ids <citekey>-1, -2, ...)."""
-    return [replace(c, claim_id=f"{citekey}-{n}", citekey=citekey).row() for n, c in enumerate(extract(text), 1)]
+def claim_rows(citekey: str, text: str, classify: Callable[[str], str] | None = None) -> list[dict[str, str]]:
+    """The candidates of one paper as rows of data/claims.csv (ids <citekey>-1, -2, ...) with the typed
+    fields of :data:`TYPED_FIELDS` after the ledger's columns."""
+    return [Candidate(replace(c.claim, claim_id=f"{citekey}-{n}", citekey=citekey), c.statistic, c.bound,
+                      c.bound_on, c.baseline_class).row()
+            for n, c in enumerate(candidates(text, classify), 1)]

@@ -12,7 +12,9 @@ into the review folder (default _build/corpus/):
   names, the arXiv identification if `python -m analysis identify` found one, and ``review`` =
   ``unreviewed``;
 - ``claims-to-review.csv``: candidate claims with units found in each new abstract
-  (:mod:`analysis.data.claim_candidates`), in data/claims.csv's columns, ``review`` = ``unreviewed``;
+  (:mod:`analysis.data.claim_candidates`), in data/claims.csv's columns followed by the codebook's
+  typed fields (``statistic``, ``bound``, ``bound_on``, ``baseline_class``; the last a suggestion of
+  the keyword classifier), ``review`` = ``unreviewed``;
 - ``source-updates.csv``: rows of data/papers.csv whose ``source_records`` the seeds now extend
   (an exact duplicate in a new file), applied by the next accept.
 
@@ -35,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -186,8 +189,10 @@ def _hardware_list(data_dir: Path) -> list[str]:
 
 
 def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list[str], year: int,
-         identified: dict[str, dict[str, str]] | None = None, with_cv: bool = True) -> Update:
-    """Everything the update proposes, from the seed papers and the paper table's rows (no files)."""
+         identified: dict[str, dict[str, str]] | None = None, with_cv: bool = True,
+         classify_baseline: Callable[[str], str] | None = None) -> Update:
+    """Everything the update proposes, from the seed papers and the paper table's rows (no files);
+    `classify_baseline` (the book's keyword classifier) suggests each candidate's baseline class."""
     identified = identified or {}
     up = Update()
     by_fp = {r["fingerprint"]: r for r in table}
@@ -250,7 +255,8 @@ def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list
                "similar_to": near[0] if near else "", "similarity": f"{near[1]:.3f}" if near else "",
                "identified_similarity": ident.get("similarity", ""), "first_words": corpus.first_words(p.text, 12)}
         up.scaffold.append(row)
-        up.claims += [{"review": "unreviewed", **c} for c in claim_candidates.claim_rows(key, p.text)]
+        up.claims += [{"review": "unreviewed", **c}
+                      for c in claim_candidates.claim_rows(key, p.text, classify_baseline)]
     return up
 
 
@@ -260,7 +266,7 @@ def load_identified(review: Path) -> dict[str, dict[str, str]]:
 
 
 def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path | None = None,
-           year: int | None = None) -> list[str]:
+           year: int | None = None, classify_baseline: Callable[[str], str] | None = None) -> list[str]:
     """Write the update to review (see the module's docstring); returns the lines to print."""
     data_dir = data_dir or DATA
     review = review or REVIEW_DIR
@@ -268,7 +274,8 @@ def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path
     header, table = read_table(data_dir / "papers.csv")
     if not header:
         raise DataError(f"{data_dir / 'papers.csv'}: the paper table is missing")
-    up = plan(papers, table, _hardware_list(data_dir), year or dt.date.today().year, load_identified(review))
+    up = plan(papers, table, _hardware_list(data_dir), year or dt.date.today().year, load_identified(review),
+              classify_baseline=classify_baseline)
     # rows a reviewer has already marked are kept as they were, with their claims
     _, old_papers = read_table(review / PAPERS_FILE)
     _, old_claims = read_table(review / CLAIMS_FILE)
@@ -287,8 +294,9 @@ def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path
     paper_cols = ["review", *header, *PAPER_EXTRA]
     claims_header, _ = read_table(data_dir / "claims.csv")
     write_table(review / PAPERS_FILE, paper_cols, [{c: r.get(c, "") for c in paper_cols} for r in scaffold])
-    write_table(review / CLAIMS_FILE, ["review", *claims_header],
-                [{c: r.get(c, "") for c in ["review", *claims_header]} for r in claims])
+    # the codebook's typed fields follow the ledger's columns (accept keeps those data/claims.csv has)
+    claim_cols = ["review", *claims_header, *[c for c in claim_candidates.TYPED_FIELDS if c not in claims_header]]
+    write_table(review / CLAIMS_FILE, claim_cols, [{c: r.get(c, "") for c in claim_cols} for r in claims])
     write_table(review / SOURCES_FILE, SOURCE_COLUMNS, up.source_updates)
     records = []
     near_of: dict[str, tuple[str, float]] = {}
