@@ -333,15 +333,18 @@ def candidates(text: str, classify: Callable[[str], str] | None = None) -> list[
         taken_until = end
         before, after = text[max(0, start - 50):start], text[end:end + 80]
         metric = _metric(unit, metric, before, after[:30])
-        qualifier = "range" if value is None else _qualifier(text[:start])
+        qualifier = _qualifier(text[:start])
         paired = _paired(text, start)
         if qualifier == "exact" and (_AVERAGE_AFTER.match(after) or paired == "mean"):
             qualifier = "average"
+        said = qualifier  # what the words say; the ledger qualifies every two-ended claim "range"
         comparison = is_comparison(unit, metric)
         baseline = _baseline(text[max(0, start - 120):start], after) if comparison else ""
         tier = ("context" if start < problem_end else
                 "headline" if comparison or metric in ("speedup", "reduction") else "setup")
-        if low is not None and qualifier == "average":
+        if value is None:
+            qualifier = "range"
+        if low is not None and said == "average":
             note = "; ".join(x for x in (note, "a range of averages: the ends are averages") if x)
         notes = "; ".join(x for x in (note, "candidate found by make corpus: check metric, qualifier, baseline, "
                                       "typed fields and workload") if x)
@@ -352,10 +355,11 @@ def candidates(text: str, classify: Callable[[str], str] | None = None) -> list[
         )
         if comparison:
             median = paired == "median" or bool(_MEDIAN_BEFORE.search(text[max(0, start - 40):start]))
-            statistic, bound, bound_on = typed(qualifier, value is None, high_bound, median)
+            statistic, bound, bound_on = typed(said, value is None, high_bound, median)
             if paired in ("maximum", "minimum") and statistic == "single":
                 statistic = paired
-            suggested = CODEBOOK_CLASS.get(c := classify(baseline), c) if classify else ""
+            suggested = CODEBOOK_CLASS.get(c := classify(baseline), c) if classify else "unstated"
+            claim = replace(claim, statistic=statistic, bound=bound, bound_on=bound_on, baseline_class=suggested)
             out.append(Candidate(claim, statistic, bound, bound_on, suggested))
         else:
             out.append(Candidate(claim))

@@ -11,6 +11,7 @@ coder fills data/claims-second-coding.csv by chapters/codebook.md alone.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -54,3 +55,71 @@ def sheet(out: Path, size: int = SIZE, seed: int = SEED) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
     return out
+
+
+# --- the two files of the second coding ---------------------------------------------------------------------
+
+DECISIONS = ["agreed", "first", "second", "neither"]
+"""How a field's value was settled: both coders agreed, or the review of the abstract kept the first coder's,
+the second coder's, or neither (the resolved value, with a note)."""
+SECOND_FILE = "claims-second-coding.csv"
+REVIEW_FILE = "claims-coding-review.csv"
+
+
+def _schemas() -> tuple[Any, Any]:
+    import pandera.pandas as pa
+
+    from analysis.data.claims import BASELINE_CLASSES, BOUND_ON, BOUNDS, STATISTICS, TYPED
+
+    claim_id = pa.Column(str, checks=pa.Check.str_matches(r"^[a-z][a-z0-9]*-\d+$"))
+    second = pa.DataFrameSchema({
+        "claim_id": claim_id.set_checks([pa.Check.str_matches(r"^[a-z][a-z0-9]*-\d+$")]),
+        "statistic": pa.Column(str, checks=pa.Check.isin(STATISTICS)),
+        "bound": pa.Column(str, nullable=True, checks=pa.Check.isin(BOUNDS)),
+        "bound_on": pa.Column(str, nullable=True, checks=pa.Check.isin(BOUND_ON)),
+        "baseline_class": pa.Column(str, checks=pa.Check.isin(BASELINE_CLASSES)),
+        "baseline_hardware": pa.Column(str, nullable=True),
+        "system_hardware": pa.Column(str, nullable=True),
+        "coder": pa.Column(str, checks=pa.Check.isin(["second"])),
+        "note": pa.Column(str, nullable=True),
+    }, strict=True, unique=["claim_id"])
+    review = pa.DataFrameSchema({
+        "claim_id": claim_id,
+        "field": pa.Column(str, checks=pa.Check.isin(TYPED)),
+        "first": pa.Column(str, nullable=True),
+        "second": pa.Column(str, nullable=True),
+        "decision": pa.Column(str, nullable=True, checks=pa.Check.isin(DECISIONS)),
+        "resolved": pa.Column(str, nullable=True),
+        "note": pa.Column(str, nullable=True),
+    }, strict=True, unique=["claim_id", "field"])
+    return second, review
+
+
+def load_second() -> pd.DataFrame:
+    """data/claims-second-coding.csv: the blind second coding of :func:`sample`, validated."""
+    from analysis.data import tables
+
+    df = tables.read_csv(SECOND_FILE, _schemas()[0])
+    _same_claims(SECOND_FILE, df)
+    return df
+
+
+def load_review() -> pd.DataFrame:
+    """data/claims-coding-review.csv: both codings of each sampled claim, field by field, and the resolved
+    value the abstract supports (the ledger holds it)."""
+    from analysis.data import tables
+
+    df = tables.read_csv(REVIEW_FILE, _schemas()[1])
+    _same_claims(REVIEW_FILE, df)
+    return df
+
+
+def _same_claims(name: str, df: pd.DataFrame) -> None:
+    from analysis.data.paths import DATA, DataError
+
+    want = set(sample()["claim_id"])
+    got = set(df["claim_id"])
+    if got != want:
+        extra, missing = sorted(got - want), sorted(want - got)
+        raise DataError(f"{DATA / name}: the claims must be the sample of analysis.data.second_coding "
+                        f"(seed {SEED}); not in the sample: {extra[:5]}; missing: {missing[:5]}")

@@ -58,6 +58,21 @@ def _outside() -> str:
     return f"{len(df)} works outside the corpus (coverage gaps; not counted as papers)"
 
 
+def _second_coding() -> str:
+    from analysis.data import second_coding
+
+    return f"{len(second_coding.load_second())} claims coded a second time, blind"
+
+
+def _coding_review() -> str:
+    from analysis.data import second_coding
+
+    df = second_coding.load_review()
+    open_ = int(df["decision"].isna().sum())
+    return (f"{len(df)} field codings compared; {int((df['decision'] != 'agreed').sum())} disagreements, "
+            f"{open_} not yet resolved")
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "themes.yml": _themes,
     "hardware.csv": _hardware,
@@ -65,6 +80,8 @@ CHECKS: dict[str, Callable[[], str]] = {
     "papers.csv": _papers,
     "claims.csv": _claims,
     "outside-corpus.csv": _outside,
+    "claims-second-coding.csv": _second_coding,
+    "claims-coding-review.csv": _coding_review,
 }
 
 IGNORED = {"README.md"}
