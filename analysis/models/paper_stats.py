@@ -92,7 +92,8 @@ def headline_values(frame: pd.DataFrame, value: str, by: str | Sequence[str] | N
         row: dict[str, object] = dict(zip([*keys, paper], key_t, strict=True))
         row.update({value: float(np.median(best[value].to_numpy(dtype=float))), "claims": int(len(g)),
                     "claims_used": int(len(best)), "statistic_used": "+".join(sorted(set(best[statistic]))),
-                    "bounded": bool(best["_bounded"].any()), "range_midpoint": bool((best[statistic] == "range").any())})
+                    "bounded": bool(best["_bounded"].any()),
+                    "range_midpoint": bool((best[statistic] == "range").any())})
         rows.append(row)
     return pd.DataFrame(rows, columns=[*keys, paper, value, "claims", *HEADLINE_COLUMNS])
 
