@@ -149,3 +149,22 @@ def test_compute_budgets_converts_hours():
     # 20,000 GPU-hours / 24 = 833.33 GPU-days
     assert b.loc["x-1", "gpu_days"] == pytest.approx(833.333, rel=1e-5)
     assert b.loc["x-2", "gpu_days"] == 37.0
+
+
+def test_headline_rule_on_the_real_ledger():
+    from analysis.data import claims, papers
+    from analysis.models import paper_stats
+    h = s.headline_speedups(claims.load(), papers.load())
+    pv = paper_stats.headline_values(h, "value_x", "baseline_kind").set_index(["baseline_kind", "citekey"])
+    # no paper value mixes two ranks of statistic (single, mean and median are one rank)
+    for used in pv["statistic_used"]:
+        assert len({paper_stats.STATISTIC_ORDER[x] for x in used.split("+")}) == 1, used
+    # SMaT: "by up to 125x (on average 2.6x)" over DASP, cuSPARSE and Magicube -> its average, 2.6 (was 63.8)
+    smat = pv.xs("okanovic2024high", level="citekey")
+    assert list(smat["value_x"]) == [2.6] and list(smat["claims"]) == [2]
+    # FKL: "in the range of 2x to more than 1000x", its top a lower bound -> sqrt(2 * 1000) = 44.72, bounded
+    fkl = pv.xs("amoros2025fused", level="citekey").iloc[0]
+    assert fkl["value_x"] == pytest.approx(44.72, abs=0.01) and bool(fkl["bounded"]) and bool(fkl["range_midpoint"])
+    # EET: "an average of 1.40-4.20x" over FasterTransformer -> sqrt(1.4 * 4.2) = 2.425, a range's midpoint
+    eet = pv.xs("li2021easy", level="citekey").iloc[0]
+    assert eet["value_x"] == pytest.approx(2.425, abs=0.001) and bool(eet["range_midpoint"])
