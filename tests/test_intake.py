@@ -251,7 +251,7 @@ def test_claim_candidates_carry_units_and_evidence_from_the_text() -> None:
                             "reaches 45.2% MFU on 1,024 A100 GPUs and serves 1200 tokens/s at about 35 ms.")
     got = [(c.metric, c.value, c.low, c.high, c.unit, c.qualifier) for c in claim_candidates.extract(text)]
     assert got == [
-        ("speedup", None, 1.5, 2.0, "x", "exact"),
+        ("speedup", None, 1.5, 2.0, "x", "range"),
         ("reduction", 600.0, None, None, "x", "about"),
         ("utilization", 45.2, None, None, "%", "exact"),
         ("gpu_count", 1024.0, None, None, "GPUs", "exact"),
@@ -261,6 +261,11 @@ def test_claim_candidates_carry_units_and_evidence_from_the_text() -> None:
     for c in claim_candidates.extract(text):
         assert c.evidence in text and len(c.evidence.split()) <= 12
         assert c.metric in METRICS and c.qualifier in QUALIFIERS
+    # the comparison candidates carry the codebook's fields for the reviewer to check: a range, and "600times
+    # fewer" (no aggregate stated); the baseline is left for the reviewer to code
+    typed = [(c.statistic, c.bound, c.baseline_class) for c in claim_candidates.extract(text) if c.comparison]
+    assert typed == [("range", "", "unstated"), ("single", "", "unstated")]
+    assert all(not c.statistic for c in claim_candidates.extract(text) if not c.comparison)
 
 
 def test_classifier_cross_validation_is_reproducible() -> None:

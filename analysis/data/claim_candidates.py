@@ -189,14 +189,26 @@ def extract(text: str) -> list[Claim]:
             continue
         taken_until = end
         metric = _metric(unit, metric, text[max(0, start - 50):start], text[end:end + 30])
-        out.append(Claim(
+        qualifier = "range" if value is None else _qualifier(text[:start])
+        c = Claim(
             claim_id="", citekey="", metric=metric, value=value, low=low, high=high, unit=unit,
-            qualifier=_qualifier(text[:start]), baseline="", hardware="", precision="", workload="",
+            qualifier=qualifier, baseline="", hardware="", precision="", workload="",
             evidence=_evidence(text, start, end), tier="headline" if metric in ("speedup", "reduction") else "setup",
             notes="candidate found by make corpus: check metric, qualifier, baseline and workload",
-        ))
+        )
+        out.append(_typed(c) if c.comparison else c)
     assert all(c.unit in UNITS and c.metric in METRICS and c.qualifier in QUALIFIERS for c in out)
     return out
+
+
+def _typed(c: Claim) -> Claim:
+    """A comparison candidate with the codebook's typed fields guessed from its qualifier (chapters/codebook.md):
+    the reviewer checks them, and codes baseline_class and each side's hardware from the abstract."""
+    statistic = {"up to": "maximum", "average": "mean", "range": "range"}.get(c.qualifier, "single")
+    bound = {"over": "lower", "at least": "lower", "at most": "upper"}.get(c.qualifier, "")
+    return replace(c, statistic=statistic, bound=bound, bound_on="value" if bound else "", baseline_class="unstated",
+                   notes="candidate found by make corpus: check metric, qualifier, baseline and workload, and code "
+                         "statistic, bound and baseline_class by chapters/codebook.md")
 
 
 def claim_rows(citekey: str, text: str) -> list[dict[str, str]]:
