@@ -71,16 +71,17 @@ def test_headline_value_prefers_value_then_top_of_range():
 def test_speedup_summary_counts_each_paper_once():
     # CUDA-L1-like: one paper states a mean speedup on each of six GPUs (17.7, 17.8, 19.0, 16.5, 14.7,
     # 13.9), with no baseline; two other papers state 1.46 and 6.7, also without one. The paper's
-    # median is (16.5 + 17.7) / 2 = 17.1; over the three papers the median is 6.7 (claim by claim it
-    # would be (14.7 + 16.5) / 2 = 15.6). Above 10x, each paper weighing one: 1, 0, 0 -> 1/3.
-    # A vendor-library group of one paper with 1.192 and 1.26: median (1.192 + 1.26) / 2 = 1.226.
+    # median of its means is (16.5 + 17.7) / 2 = 17.1; over the three papers the median is 6.7 (claim by
+    # claim it would be (14.7 + 16.5) / 2 = 15.6). Above 10x, each paper weighing one: 1, 0, 0 -> 1/3.
+    # A vendor-library group of one paper with means of +19.2% and +26%: median (1.192 + 1.26) / 2 = 1.226.
     nan = math.nan
-    rows = [(f"l1-{i}", "l1", v, nan) for i, v in enumerate([17.7, 17.8, 19.0, 16.5, 14.7, 13.9], start=1)]
-    rows += [("fa-1", "fa", 1.46, nan), ("ma-1", "ma", 6.7, nan), ("l2-1", "l2", 19.2, "cuBLAS"),
-             ("l2-2", "l2", 26.0, "cuBLAS")]
-    claims = pd.DataFrame([(cid, ck, "speedup", v, nan, nan, "x" if ck != "l2" else "%", b)
-                           for cid, ck, v, b in rows],
-                          columns=["claim_id", "citekey", "metric", "value", "low", "high", "unit", "baseline"])
+    rows = [(f"l1-{i}", "l1", v, "mean", "unstated") for i, v in enumerate([17.7, 17.8, 19.0, 16.5, 14.7, 13.9], 1)]
+    rows += [("fa-1", "fa", 1.46, "single", "unstated"), ("ma-1", "ma", 6.7, "maximum", "unstated"),
+             ("l2-1", "l2", 19.2, "mean", "vendor library"), ("l2-2", "l2", 26.0, "mean", "vendor library")]
+    claims = pd.DataFrame([(cid, ck, "speedup", v, nan, nan, "x" if ck != "l2" else "%", st, nan, cls)
+                           for cid, ck, v, st, cls in rows],
+                          columns=["claim_id", "citekey", "metric", "value", "low", "high", "unit", "statistic",
+                                   "bound", "baseline_class"])
     summ = gk.summarise_speedups(gk.classify_speedups(claims))
     assert list(summ.index) == ["vendor library", "unstated"]  # the order of BASELINE_CLASSES
     u = summ.loc["unstated"]
@@ -88,6 +89,27 @@ def test_speedup_summary_counts_each_paper_once():
     assert (u["papers"], u["claims"], u["n"]) == (3, 8, "n = 3 papers (8 claims)")
     assert u["share_over_10x"] == pytest.approx(1 / 3)
     assert summ.loc["vendor library", "median"] == pytest.approx(1.226)
+
+
+def test_speedup_summary_never_mixes_an_average_and_a_maximum():
+    # SMaT as the ledger codes it: a maximum of 125x and an average of 2.6x over one baseline. The old
+    # per-paper median made it (125 + 2.6) / 2 = 63.8, a number the abstract does not state; the headline
+    # rule keeps the average, 2.6. FKL's "2x to more than 1000x", a range bounded on its top end, enters as
+    # its geometric midpoint sqrt(2 * 1000) = 44.72, flagged as resting on a bound. Over the two papers:
+    # (2.6 + 44.72) / 2 = 23.66.
+    nan = math.nan
+    claims = pd.DataFrame([
+        ("okanovic2024high-1", "okanovic2024high", "speedup", 125.0, nan, nan, "x", "maximum", nan, "vendor library"),
+        ("okanovic2024high-2", "okanovic2024high", "speedup", 2.6, nan, nan, "x", "mean", nan, "vendor library"),
+        ("amoros2025fused-1", "amoros2025fused", "speedup", nan, 2.0, 1000.0, "x", "range", "lower", "vendor library"),
+    ], columns=["claim_id", "citekey", "metric", "value", "low", "high", "unit", "statistic", "bound",
+                "baseline_class"])
+    sp = gk.classify_speedups(claims).set_index("claim_id")
+    assert sp.loc["amoros2025fused-1", "factor"] == 1000.0  # the figure still draws the range's top
+    assert sp.loc["amoros2025fused-1", "value_x"] == pytest.approx(math.sqrt(2000))
+    v = gk.summarise_speedups(sp.reset_index()).loc["vendor library"]
+    assert v["median"] == pytest.approx((2.6 + math.sqrt(2000)) / 2)
+    assert (v["papers"], v["claims"], v["bounded_papers"], v["range_papers"]) == (2, 3, 1, 1)
 
 
 def test_points_file_validates():

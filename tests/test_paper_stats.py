@@ -125,3 +125,67 @@ def test_labels_and_refusals():
         ps.summarise(pd.DataFrame({"citekey": ["a"]}), "factor")
     with pytest.raises(models.ModelError):
         ps.bootstrap_median_ci([])
+
+
+def _typed() -> pd.DataFrame:
+    # Claims as the ledger codes them (chapters/codebook.md): statistic, bound, and each claim's number.
+    nan = math.nan
+    rows = [
+        # SMaT: a maximum of 125x and an average of 2.6x -> the paper's headline is the average, 2.6
+        ("smat", "lib", 125.0, "maximum", nan), ("smat", "lib", 2.6, "mean", nan),
+        # TEMPI: maxima of 242,000x and 59,000x and "more than 917x" (a single value, bounded below) -> 917,
+        # flagged bounded: a stated value (even a bound) comes before a maximum
+        ("tempi", "lib", 242000.0, "maximum", nan), ("tempi", "lib", 59000.0, "maximum", nan),
+        ("tempi", "lib", 917.0, "single", "lower"),
+        # EET: "an average of 1.40-4.20x", a range: its geometric midpoint sqrt(1.4 * 4.2) = 2.4249
+        ("eet", "lib", math.sqrt(1.4 * 4.2), "range", nan),
+        # CUDA-L2: two means (1.192, 1.26) -> their median 1.226; a single and a mean are both central
+        ("l2", "lib", 1.192, "mean", nan), ("l2", "lib", 1.26, "mean", nan),
+        # a paper with only maxima keeps them: median of 10 and 20 = 15
+        ("maxonly", "other", 10.0, "maximum", nan), ("maxonly", "other", 20.0, "maximum", nan),
+        # a stated single value before a bounded one: FastNeRF's 3000x before "at least 10x" -> 3000
+        ("fastnerf", "other", 3000.0, "single", nan), ("fastnerf", "other", 10.0, "single", "lower"),
+    ]
+    return pd.DataFrame(rows, columns=["citekey", "group", "x", "statistic", "bound"])
+
+
+def test_claim_number_takes_a_range_at_its_geometric_midpoint():
+    # FlashAttention-3's 1.5-2.0x -> sqrt(3) = 1.7321; RT-NeRF's 9.7-3201x -> sqrt(31049.7) = 176.21
+    assert ps.claim_number(None, 1.5, 2.0, "range") == pytest.approx(1.7321, abs=1e-4)
+    assert ps.claim_number(None, 9.7, 3201.0, "range") == pytest.approx(176.21, abs=0.01)
+    assert ps.claim_number(2.6, None, None, "mean") == 2.6
+    with pytest.raises(models.ModelError):
+        ps.claim_number(None, None, 2.0, "range")
+    with pytest.raises(models.ModelError):
+        ps.claim_number(2.0, None, None, "peak")  # not a statistic of the codebook
+
+
+def test_headline_rule_never_mixes_two_statistics():
+    hv = ps.headline_values(_typed(), "x", "group").set_index("citekey")
+    assert hv.loc["smat", "x"] == 2.6 and hv.loc["smat", "statistic_used"] == "mean"  # not (125 + 2.6) / 2 = 63.8
+    assert hv.loc["smat", "claims"] == 2 and hv.loc["smat", "claims_used"] == 1
+    assert hv.loc["tempi", "x"] == 917.0 and bool(hv.loc["tempi", "bounded"])
+    assert hv.loc["eet", "x"] == pytest.approx(2.4249, abs=1e-4) and bool(hv.loc["eet", "range_midpoint"])
+    assert hv.loc["l2", "x"] == pytest.approx(1.226)
+    assert hv.loc["maxonly", "x"] == 15.0 and hv.loc["maxonly", "statistic_used"] == "maximum"
+    assert hv.loc["fastnerf", "x"] == 3000.0 and not bool(hv.loc["fastnerf", "bounded"])
+
+
+def test_headline_summary_and_its_flags():
+    s = ps.summarise(_typed(), "x", "group", headline=True).set_index("group")
+    # group lib, paper values 2.6 (smat), 917 (tempi), 2.4249 (eet), 1.226 (l2): sorted 1.226, 2.4249, 2.6, 917
+    # -> median (2.4249 + 2.6) / 2 = 2.5125. (The old per-paper medians would give smat 63.8 and tempi 59,000.)
+    assert s.loc["lib", "median"] == pytest.approx((math.sqrt(1.4 * 4.2) + 2.6) / 2)
+    assert (s.loc["lib", "papers"], s.loc["lib", "claims"]) == (4, 8)
+    assert (s.loc["lib", "bounded_papers"], s.loc["lib", "range_papers"]) == (1, 1)
+    # group other: 15 (maxonly) and 3000 (fastnerf) -> 1507.5
+    assert s.loc["other", "median"] == pytest.approx(1507.5)
+    with pytest.raises(models.ModelError):
+        ps.headline_values(_typed().assign(statistic="peak"), "x", "group")
+
+
+def test_intervals_differ_only_when_they_do_not_overlap():
+    assert ps.compare_intervals((1.5, 30.0), (2.3, 20.0)).startswith("the two intervals overlap")
+    assert ps.compare_intervals((1.0, 2.0), (2.0, 5.0)).startswith("the two intervals overlap")  # touching ends
+    assert ps.compare_intervals((1.0, 1.9), (2.0, 5.0)) == "the two intervals do not overlap, so the two medians differ"
+    assert ps.compare_intervals((20.0, 2.0), (1.0, 1.5)).startswith("the two intervals do not overlap")  # any order

@@ -213,6 +213,61 @@ def test_amdahl_same_baseline_is_inconsistent() -> None:
     assert other.reported == pytest.approx(1.64) and other.verdict == "consistent" and "= 0.72" in other.formula
 
 
+def test_amdahl_whole_model_figure_is_end_to_end(real: audit_run.Audit) -> None:
+    # ma2024efficient: "up to 6.7x inference acceleration" for LLM inference (no baseline in the ledger) and "up to
+    # 2.4x" in matrix multiplication over CUTLASS, both on a GPU. The abstract does not say "end-to-end", but a
+    # whole-model inference figure is one: two maxima, compared value with value, 6.7 > 2.4 by
+    # 6.7/2.4 - 1 = 179%; with no baseline for the end-to-end figure it holds only under an assumption.
+    r = row(real, "rule-amdahl:ma2024efficient-2:ma2024efficient-1")
+    assert r["verdict"] == PLAUSIBLE and r["condition"] == "unstated baseline"
+    assert r["reported"] == pytest.approx(6.7) and r["recomputed"] == pytest.approx(2.4)
+    # FastAttention: Llama-7B inference throughput up to 5.16x (a maximum) against 10.7x for attention (a single
+    # figure) on the Ascend NPU: different statistics, so the lowest end-to-end number (5.16) meets the highest
+    # component number (10.7): within it; f = (1 - 1/5.16) / (1 - 1/10.7) = 0.8062 / 0.9065 = 0.89
+    fa = row(real, "rule-amdahl:lin2024fastattention-2:lin2024fastattention-1")
+    assert fa["verdict"] == "consistent" and "= 0.89" in fa["formula"]
+
+
+def test_amdahl_recognises_whole_model_workloads() -> None:
+    from analysis.audit.rules import amdahl as am
+    lg = ledger({"metric": "speedup", "value": 64, "unit": "%", "workload": "GPT-175B training"},
+                {"metric": "speedup", "value": 1.91, "unit": "x", "workload": "LLM serving throughput"},
+                {"metric": "speedup", "value": 6.7, "unit": "x", "workload": "LLM inference",
+                 "evidence": "we achieve up to 6.7x inference acceleration"},
+                {"metric": "speedup", "low": 1.4, "high": 4.2, "unit": "x", "statistic": "range",
+                 "workload": "transformer decoder layer inference"},
+                {"metric": "speedup", "value": 2.4, "unit": "x", "workload": "arbitrary-precision matmul"},
+                {"metric": "speedup", "value": 8.0, "unit": "x", "workload": "state space models"})
+    whole = [c.claim_id for c in lg.claims if am.is_whole_model(c)]
+    # the three model figures are whole-model; a decoder layer, a matmul and a model family without a task are not
+    assert whole == ["toy-1", "toy-2", "toy-3"]
+    assert [c.claim_id for c in lg.claims if am.is_component(c)] == ["toy-5"]
+
+
+def test_amdahl_compares_like_with_like() -> None:
+    # Two ranges over one baseline: top with top. End-to-end 2-6x, kernel 1.5-4x, both over cuBLAS: 6 > 4 by 50%
+    # -> inconsistent. A maximum of 6x against a kernel mean of 4x, one baseline: different statistics, so the
+    # lowest end-to-end number (6) meets the highest component number (4): over by 50%, but the two come from
+    # different runs -> plausible. A range 2-6x end to end against a kernel single 4x: 2 <= 4, consistent.
+    lg = ledger({"metric": "speedup", "low": 2, "high": 6, "unit": "x", "statistic": "range", "baseline": "cuBLAS",
+                 "workload": "end-to-end inference"},
+                {"metric": "speedup", "low": 1.5, "high": 4, "unit": "x", "statistic": "range", "baseline": "cuBLAS",
+                 "workload": "GEMM kernel"})
+    bad = generated(AmdahlRule(), lg)["rule-amdahl:toy-1:toy-2"].result
+    assert bad.verdict == "inconsistent" and (bad.reported, bad.recomputed) == (6, 4)
+    lg = ledger({"metric": "speedup", "value": 6, "unit": "x", "statistic": "maximum", "baseline": "cuBLAS",
+                 "workload": "end-to-end inference"},
+                {"metric": "speedup", "value": 4, "unit": "x", "statistic": "mean", "baseline": "cuBLAS",
+                 "workload": "GEMM kernel"},
+                {"metric": "speedup", "low": 2, "high": 6, "unit": "x", "statistic": "range", "baseline": "cuBLAS",
+                 "workload": "end-to-end serving"})
+    g = generated(AmdahlRule(), lg)
+    assert g["rule-amdahl:toy-1:toy-2"].result.verdict == PLAUSIBLE
+    assert g["rule-amdahl:toy-1:toy-2"].result.condition == "different runs or versions"
+    mixed = g["rule-amdahl:toy-3:toy-2"].result
+    assert mixed.verdict == "consistent" and mixed.reported == 2
+
+
 # --- rule arithmetic -------------------------------------------------------------------------------------
 
 def test_arithmetic_speedup_and_reduction() -> None:

@@ -12,6 +12,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis import models
+from analysis.data import claims as claims_schema
 from analysis.data.tables import read_csv
 from analysis.models import baselines, paper_stats
 
@@ -89,8 +90,7 @@ def achieved_from_utilisation(utilisation_pct: float, peak_tflops: float) -> flo
 
 # --- speedups and their baselines -------------------------------------------------------------
 
-BASELINE_CLASSES = baselines.KINDS  # one taxonomy for the whole book (analysis/models/baselines.py)
-baseline_class = baselines.classify
+BASELINE_CLASSES = list(claims_schema.BASELINE_CLASSES)  # the codebook's classes (chapters/codebook.md), in its order
 speedup_factor = baselines.speedup_factor
 
 
@@ -101,7 +101,7 @@ def baseline_ceiling(speedup: float) -> float:
 
 
 def headline_value(value: float, low: float, high: float) -> float:
-    """The number an abstract leads with: the single value, else the top of the range."""
+    """The number an abstract leads with: the single value, else the top of the range (drawn in the figure)."""
     for v in (value, high, low):
         if v is not None and not (isinstance(v, float) and math.isnan(v)):
             return float(v)
@@ -109,11 +109,23 @@ def headline_value(value: float, low: float, high: float) -> float:
 
 
 def classify_speedups(claims: pd.DataFrame) -> pd.DataFrame:
-    """Speedup claims with their factor and baseline class. `claims` has the columns of data/claims.csv."""
+    """Speedup claims with their factor, their one number and their coded baseline class. `claims` has the columns
+    of data/claims.csv, typed coding included (chapters/codebook.md).
+
+    `factor` is the value or a range's top (what the figure draws), `factor_low` a range's bottom, `value_x` the
+    claim's number for the statistics (:func:`analysis.models.paper_stats.claim_number`: a range's geometric
+    midpoint), `baseline_class` the ledger's coded class and `baseline_ceiling` 1/`factor`.
+    """
     df = claims[claims["metric"] == "speedup"].copy()
+    missing = df.loc[df["statistic"].isna() | df["baseline_class"].isna(), "claim_id"].tolist()
+    if missing:
+        raise models.ModelError(f"speedup claims without their typed coding: {missing}")
     df["headline"] = [headline_value(v, lo, hi) for v, lo, hi in zip(df["value"], df["low"], df["high"], strict=True)]
     df["factor"] = [speedup_factor(v, u) for v, u in zip(df["headline"], df["unit"], strict=True)]
-    df["baseline_class"] = [baseline_class(b) for b in df["baseline"]]
+    low = [v if pd.notna(v) else lo for v, lo in zip(df["value"], df["low"], strict=True)]
+    df["factor_low"] = [speedup_factor(v, u) for v, u in zip(low, df["unit"], strict=True)]
+    df["value_x"] = [paper_stats.claim_number(None if st == "range" else hi, lo, hi, st)
+                     for lo, hi, st in zip(df["factor_low"], df["factor"], df["statistic"], strict=True)]
     df["baseline_ceiling"] = [baseline_ceiling(f) for f in df["factor"]]
     return df
 
@@ -121,11 +133,12 @@ def classify_speedups(claims: pd.DataFrame) -> pd.DataFrame:
 def summarise_speedups(sp: pd.DataFrame, by: str | None = "baseline_class", *, n_boot: int = 2000,
                        seed: int = 0) -> pd.DataFrame:
     """Speedups per group (by default the baseline class, in the order of BASELINE_CLASSES), each
-    paper counted once: papers, claims, the median over papers of each paper's median factor with
-    its paper-bootstrap interval, the geometric mean of the paper medians, the largest single claim
-    and the share of claims above 10x (each paper weighing one). `sp` comes from classify_speedups."""
-    over10 = sp.assign(over_10x=sp["factor"] > 10)
-    s = paper_stats.summarise(over10, "factor", by, flags=["over_10x"], n_boot=n_boot, seed=seed)
+    paper counted once by the headline rule (analysis.models.paper_stats): papers, claims, the median
+    over papers of the paper values with its paper-bootstrap interval, the geometric mean of the paper
+    values, the largest claim (a range at its midpoint) and the share of claims above 10x (each paper
+    weighing one). `sp` comes from classify_speedups."""
+    over10 = sp.assign(over_10x=sp["value_x"] > 10)
+    s = paper_stats.summarise(over10, "value_x", by, flags=["over_10x"], n_boot=n_boot, seed=seed, headline=True)
     s["n"] = [paper_stats.n_label(p, c) for p, c in zip(s["papers"], s["claims"], strict=True)]
     if by == "baseline_class":
         s = s.set_index(by).reindex([k for k in BASELINE_CLASSES if k in set(s[by])])
