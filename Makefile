@@ -45,10 +45,11 @@ endef
 book:
 	$(call locked,$(MAKE) --no-print-directory book-locked)
 
-# The build's steps (the bibliography is made in the notebooks' pool, which it does not depend on); $(1): the figure files made before the HTML (empty for make book; "all" for the
+# The build's steps (the bibliography is made in the notebooks' pool, which it does not depend on; the pool
+# runs beside a warm parent that forks the notebooks' kernels: analysis/book/zygote.py); $(1): the figure files made before the HTML (empty for make book; "all" for the
 # complete book: every figure's PDF and talk version, made from the drawings the notebooks kept)
 define build_steps
-	@$(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks references.bib
+	@$(PY) -m analysis.book.zygote run -- $(MAKE) --no-print-directory -j$(NPROC) --output-sync=target notebooks references.bib
 	@$(PY) -m analysis cache save
 	$(if $(1),@$(PY) -m analysis figures --style $(1))
 	@$(MAKE) --no-print-directory html

@@ -167,9 +167,11 @@ class Rebuild:
             except AssertionError:
                 build.kill()
                 raise
-            r["executed"] = {sub: file_hashes(self.stage / sub) for sub in ("figures", "outputs", "notebooks")}
+            # interrupt at once (Sphinx's writing phase is a few seconds), then record what the notebooks made
+            # (nothing writes there after the staging that came before Sphinx)
             os.killpg(build.proc.pid, signal.SIGINT)
             r["code"], _ = build.wait(timeout=60)
+            r["executed"] = {sub: file_hashes(self.stage / sub) for sub in ("figures", "outputs", "notebooks")}
             r["survivors"] = build.survivors()
             r["html"] = tree_hash(self.html)
 

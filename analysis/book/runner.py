@@ -434,6 +434,17 @@ def _kernel_manager(folder: str, made: list[Any]) -> type:
             super().__init__(**kw)
             made.append(self)
 
+        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+            from analysis.book import zygote  # the build's warm parent, when make book runs one
+
+            if self.provisioner is None and os.environ.get(zygote.ENV):
+                import uuid
+
+                self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
+                self.provisioner = zygote.provisioner_class()(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec,
+                                                              parent=self)
+            return await super()._async_pre_start_kernel(**kw)
+
     return FolderKernelManager
 
 
