@@ -223,8 +223,8 @@ def run(cmd: list[str]) -> int:
     """Run `cmd` (the notebooks' make pool) beside a zygote; return its exit status.
 
     The zygote starts with the environment the runner gives every kernel (hash seed, one BLAS thread, Agg),
-    so that a kernel forked from it is the kernel the runner would have started; `cmd` starts once the
-    zygote listens (or has failed: the kernels then start the standard way). A signal to this process is
+    so that a kernel forked from it is the kernel the runner would have started; `cmd` starts at once, and
+    kernels asked for before the zygote listens (or if it failed) start the standard way. A signal to this process is
     passed on to `cmd`; the zygote is stopped however `cmd` ends, and exits by itself if this process dies.
     """
     import shutil
@@ -240,11 +240,9 @@ def run(cmd: list[str]) -> int:
     zyg = subprocess.Popen([sys.executable, "-m", "analysis.book.zygote", "serve", str(sock)], env=env,
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
-        end = time.monotonic() + 20
-        while not sock.exists() and zyg.poll() is None and time.monotonic() < end:
-            time.sleep(0.02)
-        child_env = {**os.environ, ENV: str(sock)} if sock.exists() else dict(os.environ)
-        proc = subprocess.Popen(cmd, env=child_env, close_fds=False)
+        # `cmd` starts at once (a build with nothing to run does not wait for the imports); a kernel asked for
+        # before the zygote listens starts the standard way
+        proc = subprocess.Popen(cmd, env={**os.environ, ENV: str(sock)}, close_fds=False)
 
         def forward(sig: int, _: Any) -> None:
             with contextlib.suppress(OSError):

@@ -24,7 +24,8 @@ def agreement_table(review: pd.DataFrame) -> pd.DataFrame:
         g = r[r["field"] == field]
         first, second = list(g["first"]), list(g["second"])
         decided = g["decision"].value_counts()
-        rows.append({"field": field, "claims": len(g), "agree": int(sum(a == b for a, b in zip(first, second, strict=True))),
+        agree = int(sum(a == b for a, b in zip(first, second, strict=True)))
+        rows.append({"field": field, "claims": len(g), "agree": agree,
                      "percent": agreement.percent_agreement(first, second),
                      "kappa": agreement.cohen_kappa(first, second) if field in NOMINAL else float("nan"),
                      "kept first": int(decided.get("first", 0)), "kept second": int(decided.get("second", 0)),
@@ -34,9 +35,9 @@ def agreement_table(review: pd.DataFrame) -> pd.DataFrame:
 
 def ledger_mismatches(review: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
     """Review rows whose resolved value the ledger does not hold (the review is not yet applied)."""
-    led = ledger.set_index("claim_id")
+    led = ledger.set_index("claim_id").astype(object).where(ledger.set_index("claim_id").notna(), "")
     r = review.fillna("")
-    held = [str("" if pd.isna(led.at[c, f]) else led.at[c, f]) for c, f in zip(r["claim_id"], r["field"], strict=True)]
+    held = [str(led.at[c, f]) for c, f in zip(r["claim_id"], r["field"], strict=True)]
     want = [a if d == "agreed" else v for a, d, v in zip(r["first"], r["decision"], r["resolved"], strict=True)]
     bad = [h != w for h, w in zip(held, want, strict=True)]
     return r[bad].assign(ledger=[h for h, b in zip(held, bad, strict=True) if b])
