@@ -46,3 +46,30 @@ def test_every_disagreement_of_the_second_coding_is_settled_and_in_the_ledger():
     assert ((r["decision"] == "agreed") == (r["first"] == r["second"])).all(), "agreed means equal codings"
     assert (r["decision"] != "").all(), "disagreements not yet settled:\n" + r[r["decision"] == ""].head().to_string()
     assert coding.ledger_mismatches(review, claims.load()).empty
+
+
+def test_each_decision_keeps_the_value_it_names_and_cites_a_codebook_rule():
+    """'first' keeps the first coding, 'second' the second (in data/hardware.csv's spelling), 'neither' a third
+    value; every settled disagreement names a rule of the codebook's Decisions section that exists."""
+    import re
+
+    from analysis.data import second_coding
+    from conftest import ROOT
+
+    def spelt(v: str) -> str:
+        return ";".join(sorted(x.strip().replace(" ", "-") for x in v.replace("+", ";").split(";") if x.strip()))
+
+    r = second_coding.load_review().fillna("")
+    d = r[r["decision"] != "agreed"]
+    assert (d[d["decision"] == "first"]["resolved"] == d[d["decision"] == "first"]["first"]).all()
+    sec = d[d["decision"] == "second"]
+    assert [spelt(v) for v in sec["resolved"]] == [spelt(v) for v in sec["second"]]
+    nei = d[d["decision"] == "neither"]
+    assert not ((nei["resolved"] == nei["first"]) | (nei["resolved"] == nei["second"])).any()
+    book = (ROOT / "chapters" / "codebook.md").read_text()
+    rules = set(re.findall(r"\*\*([HDS]\d+)\.", book))
+    # the note ends with the rules it applies, in parentheses: "... (H3 H5)"
+    ends = [re.search(r"\(((?:[HDS]\d+ ?)+)\)$", n) for n in d["note"]]
+    assert all(ends), "a settled disagreement cites its rule: " + str(d[[e is None for e in ends]].head())
+    cited = {lab for e in ends if e for lab in e.group(1).split()}
+    assert cited <= rules, cited - rules

@@ -70,10 +70,10 @@ def test_baseline_classes_follow_the_codebook():
         assert (r["baseline_class"], r["system_hardware"], r["baseline_hardware"]) == ("framework", "CPU", "CPU")
     # COMET: "a kernel-level speedup of 2.88x over cuBLAS" on one A100
     assert _claim("liu2024comet-2")["baseline_class"] == "vendor library"
-    # FlightLLM on an FPGA "against commercial GPUs (e.g., NVIDIA V100S)"
+    # FlightLLM on an FPGA "against commercial GPUs (e.g., NVIDIA V100S)": the V100S, not the V100 (codebook H1)
     flight = _claim("zeng2024flightllm-1")
     assert (flight["baseline_class"], flight["system_hardware"], flight["baseline_hardware"]) == (
-        "different hardware", "FPGA", "V100")
+        "different hardware", "FPGA", "V100S")
 
 
 def test_every_comparison_claim_is_coded_and_no_other():

@@ -40,7 +40,8 @@ def _execute(tmp_path: Path, name: str, zygote: bool) -> tuple[bytes, str]:
     cmd = [str(PY), "-c", "import sys; from pathlib import Path; from analysis.book import runner; "
            "runner.execute(Path(sys.argv[1]), Path(sys.argv[2]))", str(md), str(out)]
     if zygote:
-        cmd = [str(PY), "-m", "analysis.book.zygote", "run", "--", *cmd]
+        # --ready: the runner starts once the zygote listens (the build's make does not wait)
+        cmd = [str(PY), "-m", "analysis.book.zygote", "run", "--ready", "--", *cmd]
     env = {**os.environ, "ZYGOTE_PARENT_FILE": str(parent), "ANALYSIS_FIGURES_DIR": str(tmp_path / "fig"),
            "ANALYSIS_OUTPUTS_DIR": str(tmp_path / "out")}
     env.pop("ANALYSIS_KERNEL_ZYGOTE", None)

@@ -104,8 +104,10 @@ def serve(path: Path, parent: int) -> None:
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
+    tmp = path.with_name(path.name + ".new")
+    server.bind(str(tmp))
     server.listen(8)
+    os.rename(tmp, path)  # the socket's name appears only once it listens
     server.settimeout(0.5)
     try:
         while os.getppid() == parent:
@@ -219,8 +221,11 @@ def provisioner_class() -> type:
     return ZygoteProvisioner
 
 
-def run(cmd: list[str]) -> int:
+def run(cmd: list[str], ready: bool = False) -> int:
     """Run `cmd` (the notebooks' make pool) beside a zygote; return its exit status.
+
+    With `ready`, `cmd` starts only once the zygote listens (at most 60 s): the tests' way to know that a
+    kernel is forked, not started.
 
     The zygote starts with the environment the runner gives every kernel (hash seed, one BLAS thread, Agg),
     so that a kernel forked from it is the kernel the runner would have started; `cmd` starts at once, and
@@ -240,6 +245,9 @@ def run(cmd: list[str]) -> int:
     zyg = subprocess.Popen([sys.executable, "-m", "analysis.book.zygote", "serve", str(sock)], env=env,
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
+        end = time.monotonic() + 60
+        while ready and not sock.exists() and zyg.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
         # `cmd` starts at once (a build with nothing to run does not wait for the imports); a kernel asked for
         # before the zygote listens starts the standard way
         proc = subprocess.Popen(cmd, env={**os.environ, ENV: str(sock)}, close_fds=False)
@@ -271,7 +279,9 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) >= 3 and argv[0] == "run" and argv[1] == "--":
         return run(argv[2:])
-    print("usage: python -m analysis.book.zygote run -- CMD... | serve SOCKET", file=sys.stderr)
+    if len(argv) >= 4 and argv[:3] == ["run", "--ready", "--"]:
+        return run(argv[3:], ready=True)
+    print("usage: python -m analysis.book.zygote run [--ready] -- CMD... | serve SOCKET", file=sys.stderr)
     return 2
 
 
