@@ -53,8 +53,9 @@ def test_each_decision_keeps_the_value_it_names_and_cites_a_codebook_rule():
     value; every settled disagreement names a rule of the codebook's Decisions section that exists."""
     import re
 
-    from analysis.data import second_coding
     from conftest import ROOT
+
+    from analysis.data import second_coding
 
     def spelt(v: str) -> str:
         return ";".join(sorted(x.strip().replace(" ", "-") for x in v.replace("+", ";").split(";") if x.strip()))

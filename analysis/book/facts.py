@@ -31,7 +31,7 @@ from IPython.display import display
 
 GLUE_PREFIX = "application/papermill.record/"
 KEY_FIELDS = ("citekey", "quantity", "boundary", "assumptions", "price_basis")
-COLUMNS = ["key", *KEY_FIELDS, "kind", "value", "low", "high", "unit", "notebook", "glue_name", "pages"]
+COLUMNS = ["key", *KEY_FIELDS, "kind", "value", "low", "high", "unit", "extreme", "notebook", "glue_name", "pages"]
 
 KINDS = ("reported", "derived", "modelled", "statistic")
 """What a keyed fact is: ``reported``, a number a paper or a datasheet states (typed from data/); ``derived``,
@@ -92,6 +92,35 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
 
 
+def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str = "") -> Any:
+    """Glue the smallest (`which` ``"min"``) or largest (``"max"``) of `values` as `name`, and with
+    `label_name` the label (index) of the row that holds it; return the extreme.
+
+    `values` is a column of one of the book's tables (a Series, its index naming the rows), and `of` says
+    which ("theme medians of papers' headline speedups"). The glue records that the number is that extreme,
+    so that a sentence calling it "lowest", "largest" or "ranges from" pastes a computed extreme rather than
+    an arbitrary row (outputs/numbers.csv, column ``extreme``; tests/test_superlatives.py).
+    """
+    if which not in ("min", "max"):
+        raise ValueError(f"glue_extreme {name}: which is 'min' or 'max', got {which!r}")
+    series = pd.Series(values).dropna()
+    if series.empty:
+        raise ValueError(f"glue_extreme {name}: no values of {of}")
+    pos = int(series.to_numpy().argmin() if which == "min" else series.to_numpy().argmax())
+    label = series.index[pos]
+    v: Any = series.iloc[pos]
+    v = v.item() if hasattr(v, "item") else v
+    tag = {"which": which, "of": of, "n": int(len(series))}
+    for glue_name, value in ((name, v), (label_name, label)):
+        if not glue_name:
+            continue
+        mimebundle, metadata = IPython.core.formatters.format_display_data(value)
+        metadata["scrapbook"] = {"name": glue_name, "mime_prefix": GLUE_PREFIX}
+        metadata["extreme"] = tag
+        display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
+    return v
+
+
 def glue_modelled(name: str, iv: Any, *, citekey: str, quantity: str, unit: str, boundary: str = "",
                   assumptions: str = "", price_basis: str = "", scale: float = 1.0) -> None:
     """Glue a modelled number (an :class:`analysis.models.uncertainty.Interval`, times `scale`) as a keyed fact
@@ -133,6 +162,10 @@ def _references(book: Path) -> dict[tuple[str, str], set[str]]:
     return refs
 
 
+def _extreme(tag: dict[str, Any] | None) -> str:
+    return f"{tag['which']} of {tag['of']} (n={tag['n']})" if tag else ""
+
+
 def collect(book: Path) -> pd.DataFrame:
     """Every glued value of the executed notebooks under `book`, with its key (if any) and pages."""
     refs = _references(book)
@@ -152,6 +185,7 @@ def collect(book: Path) -> pd.DataFrame:
                              "low": math.nan if fact.get("low") is None else fact["low"],
                              "high": math.nan if fact.get("high") is None else fact["high"],
                              "unit": fact.get("unit", ""),
+                             "extreme": _extreme(meta.get("extreme")),
                              "notebook": nb.stem, "glue_name": name,
                              "pages": ";".join(sorted(refs.get((nb.stem, name), set())))})
     return pd.DataFrame(rows, columns=COLUMNS)
