@@ -55,11 +55,19 @@ def load() -> pd.DataFrame:
     fail_rows(path, df, ~df["citekey"].isin(known), "citekey", "not a paper of data/papers.csv")
     ledger = claims.load().set_index("claim_id")
     has = df["headline_claim"].notna()
-    fail_rows(path, df, has & ~df["headline_claim"].isin(ledger.index), "headline_claim",
+    ids = df["headline_claim"].map(claim_ids)
+    fail_rows(path, df, has & ~ids.map(lambda cs: all(c in ledger.index for c in cs)), "headline_claim",
               "no such claim_id in data/claims.csv")
-    owner = df["headline_claim"].map(lambda c: ledger.at[c, "citekey"] if c in ledger.index else None)
-    fail_rows(path, df, has & (owner != df["citekey"]), "headline_claim", "the claim belongs to another paper")
+    owners = ids.map(lambda cs: {ledger.at[c, "citekey"] if c in ledger.index else None for c in cs})
+    fail_rows(path, df, has & (owners != df["citekey"].map(lambda k: {k})), "headline_claim",
+              "the claim belongs to another paper")
     return df
+
+
+def claim_ids(cell: Any) -> list[str]:
+    """The claim ids of a headline_claim cell: one id, or several separated by ';' (a paper whose headline
+    is a set of figures, e.g. one average per design scale, shown together rather than one picked)."""
+    return [c.strip() for c in str(cell).split(";") if c.strip()] if isinstance(cell, str) else []
 
 
 def _describe() -> str:
@@ -77,6 +85,15 @@ def _number(x: Any) -> str:
 
 def _present(x: Any) -> bool:
     return x is not None and x == x and x is not pd.NA
+
+
+def measure(claim: dict[str, Any]) -> str:
+    """What an efficiency claim measures ('energy efficiency', 'cost efficiency'), from the part of the
+    claim's notes that names it; '' for other metrics, whose unit and baseline say what they are."""
+    if str(claim.get("metric")) != "efficiency" or not _present(claim.get("notes")):
+        return ""
+    parts = [p.strip() for p in str(claim["notes"]).split(";")]
+    return next((p for p in parts if p.endswith("efficiency")), "efficiency")
 
 
 def headline(claim: dict[str, Any]) -> str:
@@ -106,9 +123,18 @@ def table_markdown(theme: str) -> str:
         hw_raw = hardware.get(str(r.citekey))
         hw = str(hw_raw).replace(";", ", ") if _present(hw_raw) else ""
         result = ""
-        if isinstance(r.headline_claim, str):
-            c = ledger[r.headline_claim]
-            result = headline(c) + (f" vs {c['baseline']}" if _present(c["baseline"]) else "")
+        cs = [ledger[i] for i in claim_ids(r.headline_claim)]
+        if cs:
+            c = cs[0]
+            shown = [headline(x) for x in cs]
+            qual = {"average": "mean "}.get(str(c["qualifier"]), "")
+            if len(cs) > 1 and qual and all(h.startswith(qual) for h in shown):
+                shown = [shown[0]] + [h[len(qual):] for h in shown[1:]]
+            result = ", ".join(shown)
+            if measure(c):
+                result = f"{measure(c)}: {result}"
+            if _present(c["baseline"]):
+                result += f" vs {c['baseline']}"
         gains, pays = str(r.gains).replace(";", ", "), str(r.pays).replace(";", ", ")
         lines.append(f"| {{cite:t}}`{r.citekey}` | {md_text(r.technique)} | {md_text(gains)} | "
                      f"{md_text(pays)} | {md_text(hw)} | {md_text(result)} |")
