@@ -67,9 +67,10 @@ def _finite(x: float | None) -> float | None:
 
 def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str, boundary: str = "",
               assumptions: str = "", price_basis: str = "", low: float | None = None,
-              high: float | None = None, kind: str = "") -> None:
+              high: float | None = None, kind: str = "", extreme: dict[str, Any] | None = None) -> None:
     """``myst_nb.glue(name, value, display=False)`` plus the fact's key, unit, kind (:data:`KINDS`) and
-    (a modelled fact) its interval `low`-`high` in the output's metadata."""
+    (a modelled fact) its interval `low`-`high` in the output's metadata; `extreme` is
+    :func:`glue_extreme`'s tag when the fact is also the extreme of a table."""
     if kind and kind not in KINDS:
         raise ValueError(f"glue_fact {name}: kind must be one of {KINDS}, got {kind!r}")
     if kind == "modelled" and low is None:
@@ -89,20 +90,21 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
                         "price_basis": price_basis, "kind": kind or ("modelled" if low is not None else ""),
                         "unit": unit, "value": float(v) if math.isfinite(float(v)) else None,  # JSON has no NaN
                         "low": _finite(low), "high": _finite(high)}
+    if extreme:
+        metadata["extreme"] = extreme
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
 
 
-def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str = "", citekey: str = "",
-                 quantity: str = "", unit: str = "", assumptions: str = "", kind: str = "derived") -> Any:
+def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str = "", **fact: Any) -> Any:
     """Glue the smallest (`which` ``"min"``) or largest (``"max"``) of `values` as `name`, and with
     `label_name` the label (index) of the row that holds it; return the extreme.
 
     `values` is a column of one of the book's tables (a Series, its index naming the rows), and `of` says
     which ("theme medians of papers' headline speedups"). The glue records that the number is that extreme,
     so that a sentence calling it "lowest", "largest" or "ranges from" pastes a computed extreme rather than
-    an arbitrary row (outputs/numbers.csv, column ``extreme``; tests/test_superlatives.py). With `citekey`
-    and `quantity` the number is also a keyed fact, as :func:`glue_fact` records it (a pasted number carries
-    a key, tests/test_numbers.py); the label is text and carries none.
+    an arbitrary row (outputs/numbers.csv, column ``extreme``; tests/test_superlatives.py).
+    With `fact` (the keyword arguments of :func:`glue_fact`: citekey, quantity, unit, ...) the number is
+    also a keyed fact, as a number a page pastes must be (tests/test_numbers.py).
     """
     if which not in ("min", "max"):
         raise ValueError(f"glue_extreme {name}: which is 'min' or 'max', got {which!r}")
@@ -114,19 +116,15 @@ def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str
     v: Any = series.iloc[pos]
     v = v.item() if hasattr(v, "item") else v
     tag = {"which": which, "of": of, "n": int(len(series))}
-    if citekey and kind not in KINDS:
-        raise ValueError(f"glue_extreme {name}: kind must be one of {KINDS}, got {kind!r}")
-    for glue_name, value in ((name, v), (label_name, label)):
+    if fact:
+        fact.setdefault("kind", "derived")  # an extreme of a table's numbers, computed without a free assumption
+        glue_fact(name, v, extreme=tag, **fact)
+    for glue_name, value in (((name, v),) if not fact else ()) + ((label_name, label),):
         if not glue_name:
             continue
         mimebundle, metadata = IPython.core.formatters.format_display_data(value)
         metadata["scrapbook"] = {"name": glue_name, "mime_prefix": GLUE_PREFIX}
         metadata["extreme"] = tag
-        if citekey and glue_name == name:
-            metadata["fact"] = {"key": fact_key(citekey, quantity, "", assumptions), "citekey": citekey,
-                                "quantity": quantity, "boundary": "", "assumptions": assumptions,
-                                "price_basis": "", "kind": kind, "unit": unit,
-                                "value": float(v) if math.isfinite(float(v)) else None, "low": None, "high": None}
         display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
     return v
 
