@@ -184,9 +184,9 @@ INJECTIONS = [
 @pytest.mark.parametrize("params", INJECTIONS)
 def test_make_run_params_are_never_executed(scratch_sources: Path, params: str):
     scratch = scratch_sources
-    nb_file = scratch / "tiny.md"
+    nb_file = scratch / "analysis" / "notebooks" / "tiny.md"
     nb_file.write_text(NB)
-    proc = make(scratch, "run", "NB=tiny.md", f"PARAMS={params}")
+    proc = make(scratch, "run", "NB=tiny", f"PARAMS={params}")
     assert proc.returncode != 0
     assert "error: " in proc.stderr and ("parameter" in proc.stderr or "PARAMS" in proc.stderr), proc.stderr[-1500:]
     assert not (scratch / "pwned").exists(), f"{params!r} ran a command"
@@ -241,7 +241,7 @@ def test_params_text_errors_are_clear(text: str, fragment: str):
 
 
 def _tiny(scratch: Path, body: str) -> Path:
-    md = scratch / "tiny.md"
+    md = scratch / "analysis" / "notebooks" / "tiny.md"
     md.write_text(NB_FRONT_MATTER + """
 ```{code-cell} ipython3
 :tags: [parameters]
@@ -260,7 +260,7 @@ label: str = "a b"  # words | /[a-z ]+/ | test
 def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch_sources: Path):
     scratch = scratch_sources
     _tiny(scratch, "assert label == 'north america' and price_usd == 2.5, (label, price_usd)")
-    proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5 label='north america'")
+    proc = make(scratch, "run", "NB=tiny", "PARAMS=price_usd=2.5 label='north america'")
     assert proc.returncode == 0, proc.stderr[-2000:]
     runs = list((scratch / "runs").iterdir())
     assert len(runs) == 1 and runs[0].name.endswith("-tiny") and (runs[0] / "tiny.ipynb").is_file()
@@ -271,20 +271,33 @@ def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch_sources: Pa
 def test_failed_run_leaves_nothing_under_runs(scratch_sources: Path):
     scratch = scratch_sources
     _tiny(scratch, "raise RuntimeError('run fails')")
-    proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5")
+    proc = make(scratch, "run", "NB=tiny", "PARAMS=price_usd=2.5")
     assert proc.returncode != 0 and "run fails" in proc.stderr
     assert not (scratch / "runs").exists() or list((scratch / "runs").iterdir()) == []
 
 
 @pytest.mark.parametrize("target, value", [
-    ("run", "NB=tiny.md;touch pwned"), ("run", "NB=$(shell touch pwned)"), ("params", "NB=`touch pwned`"),
+    ("run", "NB=tiny;touch pwned"), ("run", "NB=$(shell touch pwned)"), ("params", "NB=`touch pwned`"),
     ("figures", "STYLE=$(shell touch pwned)"), ("figures", "STYLE=talk;touch pwned"),
 ])
 @pytest.mark.e2e
 def test_other_make_variables_are_never_executed(scratch_sources: Path, target: str, value: str):
     scratch = scratch_sources
-    (scratch / "tiny.md").write_text(NB)
+    (scratch / "analysis" / "notebooks" / "tiny.md").write_text(NB)
     proc = make(scratch, target, value)
     assert proc.returncode != 0
     assert "error: " in proc.stderr, proc.stderr[-1500:]
     assert not (scratch / "pwned").exists(), f"{value!r} ran a command"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("nb", ["tiny.md", "../../tiny", "/tmp/tiny.md", "x" * 100_000])
+def test_make_run_executes_only_the_books_notebooks(scratch_sources: Path, nb: str):
+    """Issue 38: NB names a notebook of analysis/notebooks; a Markdown file elsewhere on the machine (here
+    one at the checkout's root, whose cell would write a file) is refused, as is a 100,000-character value."""
+    scratch = scratch_sources
+    (scratch / "tiny.md").write_text(NB.replace("total = ", "open('ran', 'w').write('x'); total = ", 1))
+    proc = make(scratch, "run", f"NB={nb}")
+    assert proc.returncode != 0
+    assert "error: " in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-1500:]
+    assert not (scratch / "ran").exists()

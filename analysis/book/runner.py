@@ -173,11 +173,13 @@ def parse_pairs(text: str) -> dict[str, str]:
 
 
 def notebook_path(name: str) -> Path:
-    """analysis/notebooks/<name>.md, or raise with the list of notebooks."""
-    p = Path(name)
-    if p.suffix == ".md" and p.is_file():
-        return p.resolve()
-    p = NOTEBOOKS / f"{name}.md"
+    """analysis/notebooks/<name>.md for a notebook's name (``serving-cost-per-mtok``, or the same with ``.md``),
+    or raise with the list of notebooks: `make run` executes only the book's notebooks, never another file."""
+    stem = name[:-3] if name.endswith(".md") else name
+    if len(stem) > 100 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", stem):
+        raise ParameterError(f"NB must be the name of a notebook in analysis/notebooks (letters, digits, - and _; "
+                             f"got {name[:60]!r}{'...' if len(name) > 60 else ''})")
+    p = NOTEBOOKS / f"{stem}.md"
     if not p.is_file():
         known = ", ".join(sorted(x.stem for x in NOTEBOOKS.glob("*.md")))
         raise ParameterError(f"no notebook {name!r}; known notebooks: {known}")
