@@ -106,6 +106,9 @@ def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:
     """Validate every data file (the core ones and those the modules of `packages` declare); raise
     DataError on the first bad one or an unvalidated file."""
     checks = all_checks(packages)
+    if (DATA / ".accept-journal.json").exists():
+        raise DataError(f"{DATA / '.accept-journal.json'}: a make accept stopped half-way; run `make accept` "
+                        "again: it puts data/ back as it was before, then stops")
     for name, fn in checks.items():
         if not (DATA / name).exists():
             raise DataError(f"{DATA / name}: required data file is missing")
