@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -301,3 +302,41 @@ def test_make_run_executes_only_the_books_notebooks(scratch_sources: Path, nb: s
     assert proc.returncode != 0
     assert "error: " in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-1500:]
     assert not (scratch / "ran").exists()
+
+
+EDITS_ITS_INPUT = NB_FRONT_MATTER + """
+# Edits its input
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+n: int = 1  # count | >0 | test
+```
+
+```{code-cell} ipython3
+import os, pathlib, time
+from analysis.data import hardware
+
+hardware.load()  # recorded as read: the notebook depends on data/hardware.csv
+time.sleep(0.05)
+# someone saves an edit of the data file while the notebook is still running
+pathlib.Path(os.environ["ANALYSIS_DATA_DIR"], "hardware.csv").touch()
+```
+"""
+
+
+def test_a_data_edit_during_its_notebooks_run_is_rebuilt_next_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Issue 38: the executed notebook and its dependency record carry the time the run started, so an input
+    saved during the run is newer than both and make runs the notebook again (make's rule: a prerequisite
+    newer than its target); stamped at the end, the edit would be lost."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    monkeypatch.setenv("ANALYSIS_DATA_DIR", str(data))
+    md = tmp_path / "edits.md"
+    md.write_text(EDITS_ITS_INPUT)
+    out, deps = tmp_path / "edits.ipynb", tmp_path / "edits.d"
+    runner.execute(md, out, figures=tmp_path / "f", outputs=tmp_path / "o", deps=deps)
+    assert str(data / "hardware.csv") in deps.read_text() or "hardware.csv" in deps.read_text()
+    edited = (data / "hardware.csv").stat().st_mtime_ns
+    assert edited > out.stat().st_mtime_ns and edited > deps.stat().st_mtime_ns
+    assert out.stat().st_mtime_ns >= deps.stat().st_mtime_ns  # the record does not make the notebook stale

@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -289,6 +290,7 @@ def execute(
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
+    started_at = time.time()  # the outputs are stamped with this: an input edited during the run is newer
     md = md.resolve()
     params = check_overrides(md, overrides or {})
     timeout = cell_timeout_s()
@@ -372,8 +374,12 @@ def execute(
             target = os.path.relpath(out_ipynb, ROOT)
             tmpdeps.write_text(f"{target}: {' '.join(rels)}\n" + "".join(f"{r}:\n" for r in rels))
             tmpdeps.replace(deps)
+            os.utime(deps, (started_at, started_at))
         shutil.move(str(dst), str(out_ipynb))
-        os.utime(out_ipynb)  # newer than its dependency file
+        # stamped with the time the run started, as its dependency file is (make compares "newer than": equal
+        # times are up to date): a data file or module edited while the notebook ran is newer than both, and the
+        # next make book runs it again
+        os.utime(out_ipynb, (started_at, started_at))
     return out_ipynb
 
 
