@@ -89,7 +89,42 @@ CORRUPTIONS = {
                           "themes.yml: line"),
     "assumptions-non-numeric": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n", "  value: high\n"),
                                 "assumptions.yml: entry pue_hyperscaler, field value"),
+    # issue 38: numbers that are not finite, impossible values, silent duplicates, alias bombs, late references
+    "hardware-inf": (lambda d: _csv_cell(d / "data/hardware.csv", 2, "mem_bw_tbps", "inf"),
+                     "hardware.csv: row 4, column mem_bw_tbps: not a finite number"),
+    "hardware-overflow": (lambda d: _csv_cell(d / "data/hardware.csv", 2, "mem_bw_tbps", "1e400"),
+                          "hardware.csv: row 4, column mem_bw_tbps: not a finite number"),
+    "hardware-nan-written-out": (lambda d: _csv_cell(d / "data/hardware.csv", 2, "tdp_w", "NaN"),
+                                 "hardware.csv: row 4, column tdp_w: not a finite number"),
+    "assumptions-inf": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n", "  value: .inf\n"),
+                        "not a finite number ('.inf')"),
+    "assumptions-negative-pue": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n", "  value: -1.1\n"),
+                                 "assumptions.yml: entry pue_hyperscaler, field value: negative"),
+    "assumptions-pue-below-one": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n", "  value: 0.9\n"),
+                                  "assumptions.yml: entry pue_hyperscaler: a PUE below 1"),
+    "assumptions-duplicate-key": (lambda d: _replace(d / "data/assumptions.yml", "  value: 1.1\n",
+                                                     "  value: 1.1\n  value: 1.2\n"),
+                                  "key 'value' given twice"),
+    "assumptions-alias-bomb": (lambda d: _append(d / "data/assumptions.yml", ALIAS_BOMB), "refused: an alias bomb"),
+    "assumptions-recursive-alias": (lambda d: _append(d / "data/assumptions.yml", "\nloop: &loop [1, *loop]\n"),
+                                    "contains itself through an alias"),
+    "theme-unknown-citekey": (lambda d: _csv_cell(d / "data/nas-search-costs.csv", 0, "citekey", "nobody2099ghost"),
+                              "nas-search-costs.csv: row 2, column citekey"),
+    "theme-header-only": (lambda d: _header_only(d / "data/nas-proxy-latency.csv"),
+                          "nas-proxy-latency.csv: the table has a header but no rows"),
 }
+
+# nine levels of nine references: 9**9 strings when constructed (the classic "billion laughs" in YAML)
+ALIAS_BOMB = "\nbomb0: &b0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"bomb{i}: &b{i} [{', '.join([f'*b{i - 1}'] * 9)}]\n" for i in range(1, 9))
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _header_only(path: Path) -> None:
+    path.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
 
 
 def _clear_caches() -> None:
@@ -107,8 +142,9 @@ def _validate(data: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     from analysis.data import paths, validate
 
     validate.all_checks(data_owners())  # every module that owns a data file, imported before DATA moves
+    original = paths.DATA  # compared before any module is patched (paths itself is one of them)
     for name, mod in list(sys.modules.items()):
-        if (name == "analysis" or name.startswith("analysis.")) and getattr(mod, "DATA", None) == paths.DATA:
+        if (name == "analysis" or name.startswith("analysis.")) and getattr(mod, "DATA", None) == original:
             monkeypatch.setattr(mod, "DATA", data)
     monkeypatch.setenv("ANALYSIS_DATA_DIR", str(data))
     monkeypatch.setenv("SEEDS_DIR", str(SEEDS))

@@ -353,3 +353,68 @@ def test_corpus_counts_come_from_the_data(seeds: Path) -> None:
     papers = corpus.load_corpus(seeds)
     assert len(papers) == len(rows)
     assert sum(len(p.records) for p in papers) == sum(len(r["source_records"].split(";")) for r in rows)
+
+
+def _prepared(world: dict[str, Path]) -> dict[str, str]:
+    """A review ready to accept; the digest of data/ and the review folder before."""
+    intake.update(world["seeds"], world["data"], world["review"])
+    _review_as_a_person(world)
+    return _now(world)
+
+
+def _now(world: dict[str, Path]) -> dict[str, str]:
+    return {"data": _digest(world["data"]), "review": _digest(world["review"])}
+
+
+def _interrupt_on_rename(monkeypatch: pytest.MonkeyPatch, n: int, exc: BaseException) -> None:
+    """The n-th rename of a staged file over its target (1 = papers.csv, 2 = claims.csv) raises `exc`."""
+    real = Path.replace
+    count = {"n": 0}
+
+    def replace(self: Path, target: Path | str) -> Path:
+        if self.name.endswith(".accept"):
+            count["n"] += 1
+            if count["n"] == n:
+                raise exc
+        return real(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), OSError(28, "No space left on device")])
+def test_accept_stopped_between_its_files_leaves_data_and_review_as_before(
+        world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:
+    """Issue 38: Ctrl-C or a full disk after papers.csv is replaced and before claims.csv is: both files and
+    the review folder are as they were, no journal or side file is left, and the next accept succeeds."""
+    before = _prepared(world)
+    _interrupt_on_rename(monkeypatch, 2, exc)
+    with pytest.raises(type(exc)):
+        intake.accept(world["review"], world["data"], world["seeds"])
+    assert _now(world) == before
+    assert not [p.name for p in world["data"].iterdir() if p.name.startswith(".")]
+    monkeypatch.undo()
+    out = intake.accept(world["review"], world["data"], world["seeds"])
+    assert out[0].startswith("accepted ")
+
+
+def test_an_accept_killed_half_way_is_undone_by_the_next_one(
+        world: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process killed after its first rename cannot clean up: its journal stays, validation refuses to go on,
+    and the next `make accept` puts every file back before doing anything else."""
+    before = _prepared(world)
+    # as if killed after the first rename: nothing is put back and the journal stays
+    monkeypatch.setattr(intake, "_restore", lambda moves: None)
+    real_unlink = Path.unlink
+    monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: None if self.name == intake.JOURNAL
+                        else real_unlink(self, missing_ok=missing_ok))
+    _interrupt_on_rename(monkeypatch, 2, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        intake.accept(world["review"], world["data"], world["seeds"])
+    monkeypatch.undo()
+    assert (world["data"] / intake.JOURNAL).exists()
+    assert _now(world) != before  # papers.csv was replaced, claims.csv not: half-way
+    proc = _validate(world)
+    assert proc.returncode != 0 and "make accept" in proc.stderr, proc.stderr[-800:]
+    out = intake.accept(world["review"], world["data"], world["seeds"])
+    assert "put back" in out[0]
+    assert _now(world) == before

@@ -12,9 +12,11 @@ import csv
 import functools
 import http.server
 import io
+import json
 import re
 import subprocess
 import threading
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -144,9 +146,38 @@ def test_script_payloads_in_every_data_file_never_run(scratch: Path):
                 if count:
                     probes[rel] = count
                 seen_text += int(probe("document.body.innerText.split('window.__xss').length - 1"))  # type: ignore
+            # the search page: Sphinx shows a matching title through innerHTML (searchtools.js); query each
+            # indexed title that holds a payload, as the index stores it, so that it matches and is shown
+            index = json.loads(re.sub(r"^Search\.setIndex\(|\)$", "", (html / "searchindex.js").read_text().strip()))
+            titles = sorted(t for t in index["alltitles"] if "xss-probe" in t)
+            assert titles, "no indexed heading holds a payload: the search check would test nothing"
+            shown = 0
+            for title in titles[:5]:
+                page.goto(f"{server}/search.html?q={urllib.parse.quote(title)}", wait_until="load")
+                page.wait_for_selector("#search-results ul li, #search-results p", timeout=30_000)
+                page.wait_for_timeout(300)
+                value = probe("window.__xss")
+                if value is not None:
+                    ran[f"search.html?q={title[:40]}"] = value
+                if probe("document.querySelectorAll('.xss-probe').length"):
+                    probes[f"search.html?q={title[:40]}"] = 1
+                shown += int(probe("[...document.querySelectorAll('#search-results li a')]"
+                                   ".some(a => a.textContent.includes('xss-probe'))"))  # type: ignore
+            assert shown, "the payload titles were not found by the search page"
             browser.close()
     finally:
         httpd.shutdown()
     assert not ran, f"payloads ran on: {ran}"
     assert not probes, f"payload elements were created on: {probes}"
     assert seen_text > 100, "the payload text should be shown as text on the pages that list the data"
+
+
+def test_search_index_titles_are_escaped_for_the_search_page():
+    """searchtools.js shows a result's title with innerHTML: the index holds it escaped (analysis/book/reader.py)."""
+    from analysis.book.reader import escape_search_titles
+
+    out = escape_search_titles({"titles": ("Kernels <img src=x onerror=alert(1)> & more",),
+                                "alltitles": {"A <b>bold</b> heading": [[0, "a-bold-heading"]]}, "terms": {}})
+    assert out["titles"] == ("Kernels &lt;img src=x onerror=alert(1)&gt; &amp; more",)
+    assert list(out["alltitles"]) == ["A &lt;b&gt;bold&lt;/b&gt; heading"]
+    assert out["terms"] == {}

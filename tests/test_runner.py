@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -184,9 +185,9 @@ INJECTIONS = [
 @pytest.mark.parametrize("params", INJECTIONS)
 def test_make_run_params_are_never_executed(scratch_sources: Path, params: str):
     scratch = scratch_sources
-    nb_file = scratch / "tiny.md"
+    nb_file = scratch / "analysis" / "notebooks" / "tiny.md"
     nb_file.write_text(NB)
-    proc = make(scratch, "run", "NB=tiny.md", f"PARAMS={params}")
+    proc = make(scratch, "run", "NB=tiny", f"PARAMS={params}")
     assert proc.returncode != 0
     assert "error: " in proc.stderr and ("parameter" in proc.stderr or "PARAMS" in proc.stderr), proc.stderr[-1500:]
     assert not (scratch / "pwned").exists(), f"{params!r} ran a command"
@@ -241,7 +242,7 @@ def test_params_text_errors_are_clear(text: str, fragment: str):
 
 
 def _tiny(scratch: Path, body: str) -> Path:
-    md = scratch / "tiny.md"
+    md = scratch / "analysis" / "notebooks" / "tiny.md"
     md.write_text(NB_FRONT_MATTER + """
 ```{code-cell} ipython3
 :tags: [parameters]
@@ -260,7 +261,7 @@ label: str = "a b"  # words | /[a-z ]+/ | test
 def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch_sources: Path):
     scratch = scratch_sources
     _tiny(scratch, "assert label == 'north america' and price_usd == 2.5, (label, price_usd)")
-    proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5 label='north america'")
+    proc = make(scratch, "run", "NB=tiny", "PARAMS=price_usd=2.5 label='north america'")
     assert proc.returncode == 0, proc.stderr[-2000:]
     runs = list((scratch / "runs").iterdir())
     assert len(runs) == 1 and runs[0].name.endswith("-tiny") and (runs[0] / "tiny.ipynb").is_file()
@@ -271,20 +272,71 @@ def test_make_run_passes_values_with_spaces_and_writes_a_run(scratch_sources: Pa
 def test_failed_run_leaves_nothing_under_runs(scratch_sources: Path):
     scratch = scratch_sources
     _tiny(scratch, "raise RuntimeError('run fails')")
-    proc = make(scratch, "run", "NB=tiny.md", "PARAMS=price_usd=2.5")
+    proc = make(scratch, "run", "NB=tiny", "PARAMS=price_usd=2.5")
     assert proc.returncode != 0 and "run fails" in proc.stderr
     assert not (scratch / "runs").exists() or list((scratch / "runs").iterdir()) == []
 
 
 @pytest.mark.parametrize("target, value", [
-    ("run", "NB=tiny.md;touch pwned"), ("run", "NB=$(shell touch pwned)"), ("params", "NB=`touch pwned`"),
+    ("run", "NB=tiny;touch pwned"), ("run", "NB=$(shell touch pwned)"), ("params", "NB=`touch pwned`"),
     ("figures", "STYLE=$(shell touch pwned)"), ("figures", "STYLE=talk;touch pwned"),
 ])
 @pytest.mark.e2e
 def test_other_make_variables_are_never_executed(scratch_sources: Path, target: str, value: str):
     scratch = scratch_sources
-    (scratch / "tiny.md").write_text(NB)
+    (scratch / "analysis" / "notebooks" / "tiny.md").write_text(NB)
     proc = make(scratch, target, value)
     assert proc.returncode != 0
     assert "error: " in proc.stderr, proc.stderr[-1500:]
     assert not (scratch / "pwned").exists(), f"{value!r} ran a command"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("nb", ["tiny.md", "../../tiny", "/tmp/tiny.md", "x" * 100_000])
+def test_make_run_executes_only_the_books_notebooks(scratch_sources: Path, nb: str):
+    """Issue 38: NB names a notebook of analysis/notebooks; a Markdown file elsewhere on the machine (here
+    one at the checkout's root, whose cell would write a file) is refused, as is a 100,000-character value."""
+    scratch = scratch_sources
+    (scratch / "tiny.md").write_text(NB.replace("total = ", "open('ran', 'w').write('x'); total = ", 1))
+    proc = make(scratch, "run", f"NB={nb}")
+    assert proc.returncode != 0
+    assert "error: " in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-1500:]
+    assert not (scratch / "ran").exists()
+
+
+EDITS_ITS_INPUT = NB_FRONT_MATTER + """
+# Edits its input
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+n: int = 1  # count | >0 | test
+```
+
+```{code-cell} ipython3
+import os, pathlib, time
+from analysis.data import hardware
+
+hardware.load()  # recorded as read: the notebook depends on data/hardware.csv
+time.sleep(0.05)
+# someone saves an edit of the data file while the notebook is still running
+pathlib.Path(os.environ["ANALYSIS_DATA_DIR"], "hardware.csv").touch()
+```
+"""
+
+
+def test_a_data_edit_during_its_notebooks_run_is_rebuilt_next_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Issue 38: the executed notebook and its dependency record carry the time the run started, so an input
+    saved during the run is newer than both and make runs the notebook again (make's rule: a prerequisite
+    newer than its target); stamped at the end, the edit would be lost."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    monkeypatch.setenv("ANALYSIS_DATA_DIR", str(data))
+    md = tmp_path / "edits.md"
+    md.write_text(EDITS_ITS_INPUT)
+    out, deps = tmp_path / "edits.ipynb", tmp_path / "edits.d"
+    runner.execute(md, out, figures=tmp_path / "f", outputs=tmp_path / "o", deps=deps)
+    assert str(data / "hardware.csv") in deps.read_text() or "hardware.csv" in deps.read_text()
+    edited = (data / "hardware.csv").stat().st_mtime_ns
+    assert edited > out.stat().st_mtime_ns and edited > deps.stat().st_mtime_ns
+    assert out.stat().st_mtime_ns >= deps.stat().st_mtime_ns  # the record does not make the notebook stale

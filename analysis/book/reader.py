@@ -125,7 +125,35 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[s
                           and not str(getattr(js, "attributes", {}).get("body", "")).startswith("window.MathJax")]
 
 
+def escape_search_titles(index: dict[str, Any]) -> dict[str, Any]:
+    """The search index with its page and section titles HTML-escaped.
+
+    Sphinx stores heading text as plain text in ``searchindex.js``, and its ``searchtools.js`` (7.4) shows a
+    result by assigning the title to ``innerHTML``: a heading made from data holding ``<img onerror=...>``
+    would run as script on ``search.html?q=...``. Escaped, the title is shown as the text it is.
+    """
+    out = dict(index)
+    out["titles"] = tuple(html.escape(t, quote=False) for t in index.get("titles", ()))
+    out["alltitles"] = {html.escape(t, quote=False): v for t, v in index.get("alltitles", {}).items()}
+    return out
+
+
+def _escape_search_index() -> None:
+    from sphinx.search import IndexBuilder
+
+    freeze = IndexBuilder.freeze
+    if getattr(freeze, "_escapes_titles", False):
+        return
+
+    def escaped_freeze(self: Any) -> dict[str, Any]:
+        return escape_search_titles(freeze(self))
+
+    escaped_freeze._escapes_titles = True  # type: ignore[attr-defined]
+    IndexBuilder.freeze = escaped_freeze  # type: ignore[method-assign]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    _escape_search_index()
     app.connect("html-page-context", _page_context, priority=600)
     app.connect("doctree-resolved", add_bibkey_anchors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -173,11 +174,13 @@ def parse_pairs(text: str) -> dict[str, str]:
 
 
 def notebook_path(name: str) -> Path:
-    """analysis/notebooks/<name>.md, or raise with the list of notebooks."""
-    p = Path(name)
-    if p.suffix == ".md" and p.is_file():
-        return p.resolve()
-    p = NOTEBOOKS / f"{name}.md"
+    """analysis/notebooks/<name>.md for a notebook's name (``serving-cost-per-mtok``, or the same with ``.md``),
+    or raise with the list of notebooks: `make run` executes only the book's notebooks, never another file."""
+    stem = name[:-3] if name.endswith(".md") else name
+    if len(stem) > 100 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", stem):
+        raise ParameterError(f"NB must be the name of a notebook in analysis/notebooks (letters, digits, - and _; "
+                             f"got {name[:60]!r}{'...' if len(name) > 60 else ''})")
+    p = NOTEBOOKS / f"{stem}.md"
     if not p.is_file():
         known = ", ".join(sorted(x.stem for x in NOTEBOOKS.glob("*.md")))
         raise ParameterError(f"no notebook {name!r}; known notebooks: {known}")
@@ -287,6 +290,7 @@ def execute(
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
+    started_at = time.time()  # the outputs are stamped with this: an input edited during the run is newer
     md = md.resolve()
     params = check_overrides(md, overrides or {})
     timeout = cell_timeout_s()
@@ -370,8 +374,12 @@ def execute(
             target = os.path.relpath(out_ipynb, ROOT)
             tmpdeps.write_text(f"{target}: {' '.join(rels)}\n" + "".join(f"{r}:\n" for r in rels))
             tmpdeps.replace(deps)
+            os.utime(deps, (started_at, started_at))
         shutil.move(str(dst), str(out_ipynb))
-        os.utime(out_ipynb)  # newer than its dependency file
+        # stamped with the time the run started, as its dependency file is (make compares "newer than": equal
+        # times are up to date): a data file or module edited while the notebook ran is newer than both, and the
+        # next make book runs it again
+        os.utime(out_ipynb, (started_at, started_at))
     return out_ipynb
 
 

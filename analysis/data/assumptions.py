@@ -8,6 +8,7 @@ override any of them.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from functools import lru_cache
 from typing import Any
 
@@ -24,7 +25,24 @@ def _num(path: str, name: str, key: str, v: Any, nullable: bool) -> float | None
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise DataError(f"{path}: entry {name}, field {key}: expected a number, got {v!r}")
+    if not math.isfinite(float(v)):
+        raise DataError(f"{path}: entry {name}, field {key}: not a finite number ({v!r})")
+    if v < 0:
+        raise DataError(f"{path}: entry {name}, field {key}: negative ({v!r}); every assumption is a size, "
+                        "a price, a rate or a ratio")
     return float(v)
+
+
+def _check_range(path: str, name: str, unit: str, values: list[float | None]) -> None:
+    """A fraction lies in [0, 1]; a power usage effectiveness (a facility's energy over its IT energy) is >= 1."""
+    for v in values:
+        if v is None:
+            continue
+        if unit == "fraction" and v > 1:
+            raise DataError(f"{path}: entry {name}: a fraction above 1 ({v!r})")
+        if name.startswith("pue") or name.endswith("_pue"):
+            if v < 1:
+                raise DataError(f"{path}: entry {name}: a PUE below 1 ({v!r}) is impossible")
 
 
 @lru_cache(maxsize=1)
@@ -43,6 +61,7 @@ def _load() -> pd.DataFrame:
         value = _num(path, name, "value", e["value"], False)
         low = _num(path, name, "low", e.get("low"), True)
         high = _num(path, name, "high", e.get("high"), True)
+        _check_range(path, name, str(e["unit"]), [value, low, high])
         if low is not None and high is not None and not low <= high:
             raise DataError(f"{path}: entry {name}, field low/high: low {low} exceeds high {high}")
         as_of = e["as_of"]

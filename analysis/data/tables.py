@@ -7,6 +7,8 @@ number in the file, header = line 1) and the column of every failure.
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +93,22 @@ def read_csv(name: str, schema: Any, path: Path | None = None) -> pd.DataFrame:
         df = schema.validate(raw, lazy=True)
     except pandera.errors.SchemaErrors as exc:
         raise DataError(_format_failures(p, exc)) from None
+    _check_finite(p, raw, df)
     return df
+
+
+_NON_FINITE = re.compile(r"^\s*[+-]?(?:nan|inf|infinity)\s*$", re.I)
+
+
+def _check_finite(path: Path, raw: pd.DataFrame, df: pd.DataFrame) -> None:
+    """Refuse a number that is not finite in a numeric column: ``inf``, ``nan`` written out (which pandas would
+    read as a missing value) or a literal too large for a float (``1e400``), naming file, row and column."""
+    for col in df.columns:
+        if not pd.api.types.is_numeric_dtype(df[col]) or pd.api.types.is_bool_dtype(df[col]):
+            continue
+        text = raw[col].fillna("").astype(str)
+        bad = text.str.match(_NON_FINITE) | df[col].map(lambda v: isinstance(v, float) and math.isinf(v))
+        fail_rows(path, raw, bad, col, "not a finite number")
 
 
 def fail_rows(path: Path, df: pd.DataFrame, mask: pd.Series, column: str, reason: str) -> None:
@@ -138,20 +155,81 @@ def read_yaml(name: str) -> Any:
         loader.dispose()
 
 
+MAX_EXPANDED_NODES = 1_000_000
+"""A YAML document whose nodes, with every alias expanded, number more than this is refused (the book's largest
+has a few thousand): an alias bomb expands exponentially when the document is constructed."""
+
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+
+
+def _yaml_float_finite(text: str) -> bool:
+    t = text.strip().lower().replace("_", "")
+    if t.lstrip("+-") in (".inf", ".nan"):
+        return False
+    try:
+        return math.isfinite(float(t))
+    except ValueError:
+        return True  # not a float literal after all: the loader decides
+
+
 def _check_yaml_text(path: Path, node: Any) -> None:
-    """Refuse control and invisible characters in any YAML scalar, naming its line and column."""
+    """Refuse, naming line and column: control and invisible characters in any scalar, a number that is not
+    finite (``.inf``, ``.nan``, ``1e400``), a key given twice in one mapping (the last would silently win), and
+    a document that would expand, aliases resolved, to more than :data:`MAX_EXPANDED_NODES` nodes. Each node is
+    visited once, however often aliases name it."""
+
+    def where(n: Any) -> str:
+        m = n.start_mark
+        return f"{path}: line {m.line + 1}, column {m.column + 1}"
+
     todo = [node]
+    seen: set[int] = set()
     while todo:
         n = todo.pop()
-        if n is None:
+        if n is None or id(n) in seen:
             continue
+        seen.add(id(n))
         if isinstance(n, yaml.ScalarNode):
             why = forbidden_char(str(n.value))
             if why:
-                m = n.start_mark
-                raise DataError(f"{path}: line {m.line + 1}, column {m.column + 1}: {why}")
+                raise DataError(f"{where(n)}: {why}")
+            if n.tag == _FLOAT_TAG and not _yaml_float_finite(str(n.value)):
+                raise DataError(f"{where(n)}: not a finite number ({n.value!r})")
         elif isinstance(n, yaml.SequenceNode):
             todo.extend(n.value)
         elif isinstance(n, yaml.MappingNode):
+            keys: dict[str, Any] = {}
             for k, v in n.value:
+                if isinstance(k, yaml.ScalarNode):
+                    if k.value in keys:
+                        first = keys[k.value].start_mark.line + 1
+                        raise DataError(f"{where(k)}: key {k.value!r} given twice (first at line {first})")
+                    keys[k.value] = k
                 todo.extend([k, v])
+    # the size of each node with aliases expanded, children before parents (post-order, each node once)
+    def kids(n: Any) -> list[Any]:
+        if isinstance(n, yaml.SequenceNode):
+            return list(n.value)
+        if isinstance(n, yaml.MappingNode):
+            return [x for kv in n.value for x in kv]
+        return []
+
+    size: dict[int, int] = {}
+    open_: set[int] = set()  # entered, not yet sized: a child among them is a node that contains itself
+    stack: list[tuple[Any, bool]] = [(node, False)] if node is not None else []
+    while stack:
+        n, ready = stack.pop()
+        if id(n) in size:
+            continue
+        if not ready:
+            if id(n) in open_:
+                raise DataError(f"{where(n)}: a node that contains itself through an alias (refused)")
+            open_.add(id(n))
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids(n) if id(k) not in size)
+            continue
+        open_.discard(id(n))
+        size[id(n)] = 1 + sum(size[id(k)] for k in kids(n))
+        if size[id(n)] > MAX_EXPANDED_NODES:
+            raise DataError(f"{where(n)}: expands to more than {MAX_EXPANDED_NODES:,} nodes through aliases "
+                            "(refused: an alias bomb)")

@@ -106,6 +106,9 @@ def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:
     """Validate every data file (the core ones and those the modules of `packages` declare); raise
     DataError on the first bad one or an unvalidated file."""
     checks = all_checks(packages)
+    if (DATA / ".accept-journal.json").exists():
+        raise DataError(f"{DATA / '.accept-journal.json'}: a make accept stopped half-way; run `make accept` "
+                        "again: it puts data/ back as it was before, then stops")
     for name, fn in checks.items():
         if not (DATA / name).exists():
             raise DataError(f"{DATA / name}: required data file is missing")
@@ -113,3 +116,29 @@ def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:
     extra = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name not in checks and p.name not in IGNORED)
     if extra:
         raise DataError(f"{DATA}: no validation declared for {', '.join(extra)} (add it to DATA_FILES)")
+    yield f"ok  {cross_checks(sorted(n for n in checks if n.endswith('.csv')), set(CHECKS))}"
+
+
+def cross_checks(names: list[str], core: set[str]) -> str:
+    """Every citekey of every data table names a paper of data/papers.csv or a work of data/outside-corpus.csv,
+    and no theme table is a header without rows: refused here, naming file, row and column, rather than by
+    Sphinx (an unknown bibliography key) or a notebook (an empty table) a minute later."""
+    import pandas as pd
+
+    from analysis.data import outside, papers
+    from analysis.data.paths import data_file
+    from analysis.data.tables import fail_rows
+
+    known = set(papers.load()["citekey"]) | set(outside.load()["citekey"])
+    n_keys = 0
+    for name in names:
+        path = data_file(name)
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+        if raw.empty and name not in core:
+            raise DataError(f"{path}: the table has a header but no rows (its chapter needs them)")
+        for col in [c for c in raw.columns if c == "citekey" or c.endswith("_citekey")]:
+            keys = raw[col].map(lambda v: [k.strip() for k in v.split(";") if k.strip()])
+            n_keys += int(keys.map(len).sum())
+            fail_rows(path, raw, keys.map(lambda ks: any(k not in known for k in ks)), col,
+                      "unknown citekey (not in data/papers.csv or data/outside-corpus.csv)")
+    return f"cross-file: {n_keys} citekeys in {len(names)} tables name known papers or works"
