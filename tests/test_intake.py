@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from analysis.data import claim_candidates, corpus, identify, intake
+from analysis.data import claim_candidates, corpus, identify, intake, transaction
 from analysis.data.claims import METRICS, QUALIFIERS, UNITS
 from analysis.data.paths import DataError
 
@@ -403,15 +403,15 @@ def test_an_accept_killed_half_way_is_undone_by_the_next_one(
     and the next `make accept` puts every file back before doing anything else."""
     before = _prepared(world)
     # as if killed after the first rename: nothing is put back and the journal stays
-    monkeypatch.setattr(intake, "_restore", lambda moves: None)
+    monkeypatch.setattr(transaction, "_restore", lambda moves: None)
     real_unlink = Path.unlink
-    monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: None if self.name == intake.JOURNAL
+    monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: None if self.name == transaction.JOURNAL
                         else real_unlink(self, missing_ok=missing_ok))
     _interrupt_on_rename(monkeypatch, 2, KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
         intake.accept(world["review"], world["data"], world["seeds"])
     monkeypatch.undo()
-    assert (world["data"] / intake.JOURNAL).exists()
+    assert (world["data"] / transaction.JOURNAL).exists()
     assert _now(world) != before  # papers.csv was replaced, claims.csv not: half-way
     proc = _validate(world)
     assert proc.returncode != 0 and "make accept" in proc.stderr, proc.stderr[-800:]

@@ -174,12 +174,10 @@ def parse_pairs(text: str) -> dict[str, str]:
 
 
 def notebook_path(name: str) -> Path:
-    """analysis/notebooks/<name>.md for a notebook's name (``serving-cost-per-mtok``, or the same with ``.md``),
-    or raise with the list of notebooks: `make run` executes only the book's notebooks, never another file."""
-    stem = name[:-3] if name.endswith(".md") else name
+    """analysis/notebooks/<name>.md (a name, with or without .md; never another file), or raise listing them."""
+    stem = name.removesuffix(".md")
     if len(stem) > 100 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", stem):
-        raise ParameterError(f"NB must be the name of a notebook in analysis/notebooks (letters, digits, - and _; "
-                             f"got {name[:60]!r}{'...' if len(name) > 60 else ''})")
+        raise ParameterError(f"NB must name a notebook of analysis/notebooks (got {name[:60]!r})")
     p = NOTEBOOKS / f"{stem}.md"
     if not p.is_file():
         known = ", ".join(sorted(x.stem for x in NOTEBOOKS.glob("*.md")))
@@ -376,9 +374,7 @@ def execute(
             tmpdeps.replace(deps)
             os.utime(deps, (started_at, started_at))
         shutil.move(str(dst), str(out_ipynb))
-        # stamped with the time the run started, as its dependency file is (make compares "newer than": equal
-        # times are up to date): a data file or module edited while the notebook ran is newer than both, and the
-        # next make book runs it again
+        # stamped, as its record is, with the start: an input edited during the run is newer, and runs it again
         os.utime(out_ipynb, (started_at, started_at))
     return out_ipynb
 

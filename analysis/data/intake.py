@@ -31,7 +31,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import json
 import os
 import re
 import shutil
@@ -43,7 +42,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from analysis.data import claim_candidates, classify, corpus
+from analysis.data import claim_candidates, classify, corpus, transaction
 from analysis.data.paths import BUILD, DATA, ROOT, DataError
 
 REVIEW_DIR = BUILD / "corpus"
@@ -381,77 +380,15 @@ def _schema_check(review_file: Path, header: list[str], rows: list[tuple[int, di
             raise DataError(f"accepted rows that do not fit data/{name} (nothing was changed):\n{text}") from None
 
 
-JOURNAL = ".accept-journal.json"
-"""In data/ while `make accept` replaces its files: the backups to put back if it stops half-way."""
-
-
-def commit_all_or_none(pairs: list[tuple[Path, Path]], journal: Path) -> None:
-    """Replace each target of `pairs` (staged file, target) by its staged file: all of them or none.
-
-    Each new file is first copied beside its target (a rename within one folder is atomic) and each target
-    backed up; a journal naming the backups is written before the first rename and removed after the last.
-    Any exception on the way (Ctrl-C, a full disk) puts every backup back before it propagates; a process
-    killed outright leaves the journal, and :func:`recover` (run by the next `make accept`) puts them back.
-    """
-    moves = []
-    try:
-        for new, target in pairs:
-            side = target.with_name(f".{target.name}.accept")
-            backup = target.with_name(f".{target.name}.before-accept")
-            shutil.copyfile(new, side)
-            if target.exists():
-                shutil.copy2(target, backup)
-            moves.append({"side": str(side), "target": str(target),
-                          "backup": str(backup) if target.exists() else ""})
-        tmp = journal.with_name(journal.name + ".tmp")
-        tmp.write_text(json.dumps(moves), encoding="utf-8")
-        tmp.replace(journal)
-        for m in moves:
-            Path(m["side"]).replace(m["target"])
-    except BaseException:
-        _restore(moves)
-        journal.unlink(missing_ok=True)
-        raise
-    journal.unlink()
-    for m in moves:
-        if m["backup"]:
-            Path(m["backup"]).unlink(missing_ok=True)
-
-
-def _restore(moves: list[dict[str, str]]) -> None:
-    for m in moves:
-        if m["backup"] and Path(m["backup"]).exists():
-            Path(m["backup"]).replace(m["target"])
-        elif not m["backup"]:
-            Path(m["target"]).unlink(missing_ok=True)
-        Path(m["side"]).unlink(missing_ok=True)
-
-
-def recover(data_dir: Path) -> str:
-    """Undo a `make accept` that was killed half-way (its journal is still in `data_dir`); '' if none was."""
-    journal = data_dir / JOURNAL
-    if not journal.exists():
-        return ""
-    try:
-        moves = json.loads(journal.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{journal}: unreadable journal of an interrupted make accept ({exc}); restore "
-                        "data/ from git (git checkout data/) and remove the journal") from None
-    _restore(moves)
-    journal.unlink()
-    return (f"an earlier make accept had stopped half-way: {len(moves)} file(s) put back as they were "
-            "before it")
-
-
 def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path | None = None) -> list[str]:
     """Merge the accepted rows of the review files into data/, after validating the result; data/ and the
-    review files change together or not at all (:func:`commit_all_or_none`)."""
+    review files change together or not at all (:func:`analysis.data.transaction.commit_all_or_none`)."""
     from analysis.data import claims as claim_data
     from analysis.data import schemas
 
     review = review or REVIEW_DIR
     data_dir = data_dir or DATA
-    recovered = recover(data_dir)
+    recovered = transaction.recover(data_dir)
     if recovered:
         return [recovered, "nothing else was done: review the files and run `make accept` again"]
     seeds = (seeds or corpus.seeds_dir()).resolve()
@@ -511,10 +448,10 @@ def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path
         write_table(rev / CLAIMS_FILE, list(rc[0].keys()) if rc else ["review"],
                     [r for r in rc if r["review"] == "unreviewed"])
         write_table(rev / SOURCES_FILE, SOURCE_COLUMNS, [])
-        commit_all_or_none([(staged / "papers.csv", data_dir / "papers.csv"),
+        transaction.commit_all_or_none([(staged / "papers.csv", data_dir / "papers.csv"),
                             (staged / "claims.csv", data_dir / "claims.csv"),
                             *((rev / n, review / n) for n in (PAPERS_FILE, CLAIMS_FILE, SOURCES_FILE))],
-                           data_dir / JOURNAL)
+                           data_dir / transaction.JOURNAL)
     left = len(rp) - len(new_p)
     return [
         f"accepted {len(new_p)} paper row(s) and {len(new_c)} claim(s) into {data_dir}; "
