@@ -70,6 +70,16 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
               high: float | None = None, kind: str = "") -> None:
     """``myst_nb.glue(name, value, display=False)`` plus the fact's key, unit, kind (:data:`KINDS`) and
     (a modelled fact) its interval `low`-`high` in the output's metadata."""
+    mimebundle, metadata = _fact_bundle(name, value, citekey=citekey, quantity=quantity, unit=unit, boundary=boundary,
+                                        assumptions=assumptions, price_basis=price_basis, low=low, high=high,
+                                        kind=kind)
+    display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
+
+
+def _fact_bundle(name: str, value: float, *, citekey: str, quantity: str, unit: str, boundary: str = "",
+                 assumptions: str = "", price_basis: str = "", low: float | None = None,
+                 high: float | None = None, kind: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+    """The display bundle and metadata of a keyed glue (:func:`glue_fact`), checked, not yet displayed."""
     if kind and kind not in KINDS:
         raise ValueError(f"glue_fact {name}: kind must be one of {KINDS}, got {kind!r}")
     if kind == "modelled" and low is None:
@@ -89,10 +99,10 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
                         "price_basis": price_basis, "kind": kind or ("modelled" if low is not None else ""),
                         "unit": unit, "value": float(v) if math.isfinite(float(v)) else None,  # JSON has no NaN
                         "low": _finite(low), "high": _finite(high)}
-    display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
+    return mimebundle, metadata
 
 
-def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str = "") -> Any:
+def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str = "", **fact: Any) -> Any:
     """Glue the smallest (`which` ``"min"``) or largest (``"max"``) of `values` as `name`, and with
     `label_name` the label (index) of the row that holds it; return the extreme.
 
@@ -100,6 +110,9 @@ def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str
     which ("theme medians of papers' headline speedups"). The glue records that the number is that extreme,
     so that a sentence calling it "lowest", "largest" or "ranges from" pastes a computed extreme rather than
     an arbitrary row (outputs/numbers.csv, column ``extreme``; tests/test_superlatives.py).
+
+    With `fact` (the keyword arguments of :func:`glue_fact`: citekey, quantity, unit, ...) the extreme is also a
+    keyed fact, as every number a page pastes must be (tests/test_numbers.py); the label stays plain text.
     """
     if which not in ("min", "max"):
         raise ValueError(f"glue_extreme {name}: which is 'min' or 'max', got {which!r}")
@@ -114,8 +127,11 @@ def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str
     for glue_name, value in ((name, v), (label_name, label)):
         if not glue_name:
             continue
-        mimebundle, metadata = IPython.core.formatters.format_display_data(value)
-        metadata["scrapbook"] = {"name": glue_name, "mime_prefix": GLUE_PREFIX}
+        if fact and glue_name == name:
+            mimebundle, metadata = _fact_bundle(name, value, **fact)
+        else:
+            mimebundle, metadata = IPython.core.formatters.format_display_data(value)
+            metadata["scrapbook"] = {"name": glue_name, "mime_prefix": GLUE_PREFIX}
         metadata["extreme"] = tag
         display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
     return v
