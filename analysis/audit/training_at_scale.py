@@ -30,7 +30,7 @@ def _megatron(c: Claims) -> Result:
     agg = c.value("narayanan2021efficient-3")
     n = int(c.value("narayanan2021efficient-4"))
     reported = c.value("narayanan2021efficient-5")
-    peak, src = peak_input("A100-80GB", "bf16")
+    peak, src = peak_input("A100-80GB", "fp16")  # the run's precision (data/training-at-scale-runs.csv: fp16)
     recomputed = models.mfu_from_aggregate(agg, n, peak) * 100
     tol = combined_tolerance(rounding_tolerance(reported), rounding_tolerance(agg))
     return Result(reported, recomputed, "%", tol, judge(reported, recomputed, tol),
