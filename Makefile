@@ -97,9 +97,14 @@ validate: $(BUILD)/validated
 # stamp) validates again, and validation stops the build, before any notebook, while a seed record has
 # no row in data/papers.csv. $(value ...): the folder's name is data, never expanded (see SEEDS below).
 SEEDS ?= ../shared/seeds
-SEED_FILES := $(wildcard $(value SEEDS) $(value SEEDS)/*.txt)
+# The seed files reach make through a stamp of their listing (analysis/data/corpus.py, seeds_listing), never
+# as make words: a file name with a space or a colon, or SEEDS switched to another folder, is handled there.
+SEEDS_STAMP := $(BUILD)/seeds-listing
+$(SEEDS_STAMP): export SEEDS_DIR = $(value SEEDS)
+$(SEEDS_STAMP): FORCE | $(VENV_STAMP)
+	@$(PY) -m analysis seeds --stamp $@
 $(BUILD)/validated: export SEEDS_DIR = $(value SEEDS)
-$(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG) $(SEED_FILES)
+$(BUILD)/validated: $(VENV_STAMP) $(DATA) $(PKG) $(SEEDS_STAMP)
 	@mkdir -p $(BUILD)
 	$(PY) -m analysis validate
 	@touch $@

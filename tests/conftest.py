@@ -154,7 +154,7 @@ def clone(src: Path, dst: Path, build: bool = True) -> Path:
     def ignore(folder: str, names: list[str]) -> list[str]:
         if build or os.path.relpath(folder, src) != "_build":
             return []
-        return [n for n in names if n != "validated"]
+        return [n for n in names if n not in ("validated", "seeds-listing")]
 
     shutil.copytree(src, dst, symlinks=True, copy_function=copy, ignore=ignore)
     shared = dst.parent / "shared"

@@ -233,3 +233,22 @@ def test_make_figures_style_defaults_to_talk():
     # with "unknown figure style ''" (bench/build.sh, the figures row)
     assert _make_variable() == "talk"
     assert _make_variable("STYLE=book") == "book"
+
+
+@end_to_end
+def test_seed_files_with_odd_names_and_a_switched_seed_folder(scratch_sources: Path, tmp_path: Path):
+    """Issue 38: seed file names with a space or a colon never reach make as words; switching SEEDS to another
+    folder validates again, so a folder with a record that has no paper stops the build; switching back
+    validates again and passes."""
+    scratch = scratch_sources
+    odd = tmp_path / "seed files: a copy"  # a folder name with a space and a colon
+    shutil.copytree(SEEDS, odd)
+    proc = make(scratch, "validate", f"SEEDS={odd}")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+    (odd / "new: one record.txt").write_text("Daily Papers\n\nA record that no row of the paper table covers, "
+                                            "about a kernel that is fast.\n", encoding="utf-8")
+    proc = make(scratch, "validate", f"SEEDS={odd}")
+    assert proc.returncode != 0 and "new: one record.txt#1" in proc.stderr, (proc.stdout + proc.stderr)[-2000:]
+    assert "No rule to make target" not in proc.stderr and "multiple target patterns" not in proc.stderr
+    proc = make(scratch, "validate")
+    assert proc.returncode == 0 and "ok  data/papers.csv" in proc.stdout, (proc.stdout + proc.stderr)[-2000:]

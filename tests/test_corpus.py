@@ -50,6 +50,11 @@ def test_exact_duplicates_are_merged_and_sources_kept(tmp_path: Path):
         (b"Daily Papers\n\nGood \xff text.\n", "b.txt: line 3: not valid UTF-8"),
         (b"Weekly Papers\n\nGood text.\n", "b.txt: line 1: expected header"),
         (b"Daily Papers\n", "b.txt: no records"),
+        # issue 38: a byte-order mark, a NUL byte, a record no abstract could be
+        (b"\xef\xbb\xbfDaily Papers\n\nGood text.\n", "b.txt: line 1: the file starts with a byte-order mark"),
+        (b"Daily Papers\n\nGood text.\n\nHalf a rec\x00ord.\n", "b.txt: line 5: a NUL byte"),
+        pytest.param(b"Daily Papers\n\n" + b"word " * 5000 + b"\n", "b.txt: record 1: 24,999 characters",
+                     id="a-record-no-abstract-could-be"),
     ],
 )
 def test_broken_seed_files_are_named(tmp_path: Path, data: bytes, fragment: str):
@@ -89,3 +94,14 @@ def test_near_duplicates_are_flagged_not_merged():
     c = corpus.Paper("c", "an unrelated abstract about carbon emissions of training " * 3)
     pairs = corpus.near_duplicates([a, b, c])
     assert [(x, y) for x, y, _ in pairs] == [("a", "b")]
+
+
+def test_the_seed_listing_changes_with_a_file_or_the_folder_and_names_odd_names(tmp_path: Path):
+    """make depends on this listing (a stamp), never on the file names: a name with a space or a colon is a
+    line of text here, and another folder, even a missing one, is another listing."""
+    _write(tmp_path / "a", "Daily Papers: 2025 12.txt", b"Daily Papers\n\nFirst abstract here.\n")
+    one = corpus.seeds_listing(tmp_path / "a")
+    assert "'Daily Papers: 2025 12.txt'" in one
+    _write(tmp_path / "a", "more.txt", b"Daily Papers\n\nSecond abstract here.\n")
+    assert corpus.seeds_listing(tmp_path / "a") != one
+    assert corpus.seeds_listing(tmp_path / "missing").endswith("(missing)\n")

@@ -340,3 +340,33 @@ def test_a_data_edit_during_its_notebooks_run_is_rebuilt_next_time(tmp_path: Pat
     edited = (data / "hardware.csv").stat().st_mtime_ns
     assert edited > out.stat().st_mtime_ns and edited > deps.stat().st_mtime_ns
     assert out.stat().st_mtime_ns >= deps.stat().st_mtime_ns  # the record does not make the notebook stale
+
+
+def test_a_kernel_that_dies_while_starting_is_started_again_but_not_one_that_ran_a_cell(capsys: pytest.CaptureFixture):
+    """Two kernels started at once can draw the same free port, and one dies before its first reply (seen
+    once in CI); no cell has run, so the runner starts another, at most kernels.KERNEL_STARTS times. A kernel
+    that dies after a cell started is the notebook's failure and is never retried."""
+    from analysis.book import kernels
+
+    calls = {"n": 0}
+
+    def dies_once() -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+
+    kernels.start_retried(dies_once, [], [], "analysis/notebooks/x.md")
+    assert calls["n"] == 2 and "starting another (2 of 3)" in capsys.readouterr().err
+
+    def always_dies() -> None:
+        calls["n"] += 1
+        raise RuntimeError("Kernel died before replying to kernel_info")
+
+    calls["n"] = 0
+    with pytest.raises(RuntimeError):
+        kernels.start_retried(always_dies, [], [], "x.md")
+    assert calls["n"] == kernels.KERNEL_STARTS
+    calls["n"] = 0
+    with pytest.raises(RuntimeError):
+        kernels.start_retried(always_dies, [], [{"cell": 1}], "x.md")  # a cell had started
+    assert calls["n"] == 1

@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     u = sub.add_parser("url")
     u.add_argument("--require", action="store_true", help="refuse when no URL is configured (publishing)")
     u.add_argument("--stamp", type=Path, default=None, help="write the URL to this file if it changed")
+    sd = sub.add_parser("seeds")
+    sd.add_argument("--stamp", type=Path, required=True, help="write the seed folder's listing here if it changed")
     sub.add_parser("citation")
     c = sub.add_parser("cache")
     c.add_argument("action", choices=["save", "restore"])
@@ -210,6 +212,13 @@ def main(argv: list[str] | None = None) -> int:
                 publish.stamp(args.stamp, url)
             print(f"BOOK_URL: {url} (published build)" if url else
                   "BOOK_URL not set: a local build (cite blocks say 'local build'; no canonical links, no sitemap)")
+        elif args.cmd == "seeds":
+            from analysis.data import corpus
+
+            text = corpus.seeds_listing()
+            if not (args.stamp.exists() and args.stamp.read_text(encoding="utf-8") == text):
+                args.stamp.parent.mkdir(parents=True, exist_ok=True)
+                args.stamp.write_text(text, encoding="utf-8")
         elif args.cmd == "citation":
             from analysis.book import publish
 

@@ -14,7 +14,6 @@ anything runs.
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import json
 import math
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis.book import kernels
 from analysis.data.paths import ROOT
 from analysis.data.text import FORBIDDEN
 
@@ -323,21 +323,21 @@ def execute(
         started: list[Any] = []  # the cells in the order they started (nbclient's hook)
         managers: list[Any] = []  # the kernel manager, once papermill has made it
         try:
-            _in_worker_thread(lambda: papermill.execute_notebook(
+            kernels.start_retried(lambda: papermill.execute_notebook(
                 str(src), str(dst), parameters=params, cwd=str(md.parent), progress_bar=False,
                 log_output=False, execution_timeout=timeout, kernel_name="python3",
                 # quiet kernel log: ipykernel warns on every start that TCP on localhost is unencrypted and
                 # reports the interrupt jupyter_client sends before shutting it down (errors in cells
                 # reach the notebook and this runner, not the log)
                 extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-                kernel_manager_class=_kernel_manager(tmp, managers),
+                kernel_manager_class=kernels.kernel_manager(tmp, managers),
                 # write the output once at the end, not after every cell (large image outputs)
                 request_save_on_cell_execute=False,
                 on_cell_start=lambda cell, cell_index: started.append(cell),
                 # every cell has run and its outputs are in the notebook: stop the kernel at once instead of
                 # asking it to shut down and polling until it has (0.4-2.6 s a notebook, measured)
                 shutdown_kernel="immediate",
-            ), managers)
+            ), managers, started, str(rel))
         except PapermillExecutionError as exc:
             executed = nbformat.read(dst, as_version=4) if dst.exists() else nb
             number, first = _failed_cell(executed, exc.exec_count)
@@ -423,67 +423,6 @@ def package_modules(nb: Any) -> list[Path]:
         if cell.get("cell_type") == "code":
             names |= imports(cell.source)
     return sorted(p for p in map(module_file, closure(names)) if p)
-
-
-def _kernel_manager(folder: str, made: list[Any]) -> type:
-    """jupyter_client's standard kernel manager, with its connection file in `folder` (the run's
-    temporary directory, removed with it however the run ends) rather than beside it; each
-    instance is appended to `made` so that an interrupt can stop its kernel."""
-    from jupyter_client.manager import AsyncKernelManager  # nbclient's default (the sync one never
-    # notices a dead kernel: nbclient's liveness check awaits it)
-
-    class FolderKernelManager(AsyncKernelManager):
-        def __init__(self, **kw: Any) -> None:
-            kw.setdefault("connection_file", os.path.join(folder, "kernel.json"))
-            super().__init__(**kw)
-            made.append(self)
-
-        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
-            from analysis.book import zygote  # the build's warm parent, when make book runs one
-
-            if self.provisioner is None and os.environ.get(zygote.ENV):
-                import uuid
-
-                self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
-                self.provisioner = zygote.provisioner_class()(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec,
-                                                              parent=self)
-            return await super()._async_pre_start_kernel(**kw)
-
-    return FolderKernelManager
-
-
-def _in_worker_thread(run: Any, managers: list[Any]) -> None:
-    """Run papermill in a worker thread while the main thread waits, interruptibly.
-
-    nbclient replaces this process's SIGINT/SIGTERM handling while it executes in the main
-    thread (it schedules a graceful kernel shutdown and carries on waiting for the cell's
-    reply); in a worker thread it cannot. Here an interrupt (KeyboardInterrupt, which
-    analysis.interrupt also raises for SIGTERM and SIGHUP) kills the kernel at once; papermill
-    then stops with a dead kernel, and the interrupt is raised again once it has.
-    """
-    import threading
-
-    failure: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            run()
-        except BaseException as exc:  # handed to the main thread
-            failure.append(exc)
-
-    worker = threading.Thread(target=target, name="papermill", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except BaseException:
-        for km in managers:
-            with contextlib.suppress(Exception):
-                km.provisioner.process.kill()  # the kernel process (a subprocess.Popen)
-        worker.join(15)
-        raise
-    if failure:
-        raise failure[0]
 
 
 def _scrub(path: Path) -> None:

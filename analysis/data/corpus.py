@@ -74,6 +74,22 @@ def seeds_dir() -> Path:
     return path if path.is_absolute() else ROOT / path
 
 
+def seeds_listing(folder: Path | None = None) -> str:
+    """What validation depends on in the seed folder: its path and each file's name, size and time, one per
+    line. `make` never sees the file names (a name with a space or a colon is not a make word); it depends on
+    a stamp holding this text, rewritten only when it changes: a new, edited or removed file, or another
+    folder (``SEEDS=...``), even a missing one, runs validation again."""
+    folder = (folder or seeds_dir()).resolve()
+    if not folder.is_dir():
+        return f"{folder}\t(missing)\n"
+    lines = [str(folder)]
+    for p in sorted(folder.iterdir()):
+        if p.is_file():
+            st = p.stat()
+            lines.append(f"{p.name!r}\t{st.st_size}\t{st.st_mtime_ns}")
+    return "\n".join(lines) + "\n"
+
+
 def _accent(match: re.Match[str]) -> str:
     mark, letter = match.group(1), match.group(2)
     return unicodedata.normalize("NFC", letter + _ACCENTS[mark])
@@ -100,6 +116,11 @@ def fingerprint(text: str) -> str:
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 
 
+MAX_RECORD_CHARS = 20_000
+"""A seed record longer than this is refused: an abstract is a paragraph (the corpus's longest is under 3,000
+characters), and a 20 MB record would make the near-duplicate search run for minutes."""
+
+
 def read_records(path: Path) -> list[Record]:
     """Read one seed file into records, refusing malformed input with file and record named."""
     from analysis.data.paths import record_read
@@ -111,6 +132,12 @@ def read_records(path: Path) -> list[Record]:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise CorpusError(f"{path}: line {line}: not valid UTF-8 ({exc.reason})") from exc
+    if text.startswith("\ufeff"):
+        raise CorpusError(f"{path}: line 1: the file starts with a byte-order mark (U+FEFF); save it as UTF-8 "
+                          f"without BOM, starting with the header {HEADER!r}")
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise CorpusError(f"{path}: line {line}: a NUL byte (U+0000): not a text file, or a damaged one")
     text = text.replace("\r\n", "\n")
     paras = re.split(r"\n[ \t]*\n", text.strip("\n"))
     if not paras or paras[0].strip() != HEADER:
@@ -120,6 +147,9 @@ def read_records(path: Path) -> list[Record]:
         body = para.strip()
         if not re.search(r"[A-Za-z]{2,}", body):
             raise CorpusError(f"{path}: record {i}: record has no words: {body[:40]!r}")
+        if len(body) > MAX_RECORD_CHARS:
+            raise CorpusError(f"{path}: record {i}: {len(body):,} characters, more than an abstract can be "
+                              f"(at most {MAX_RECORD_CHARS:,}; the corpus's longest is under 3,000)")
         out.append(Record(path.name, i, body))
     if not out:
         raise CorpusError(f"{path}: no records after the header")
