@@ -11,6 +11,7 @@ Every build here runs with its own ``TMPDIR`` so that leftover temporary folders
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -143,3 +144,23 @@ def test_incremental_build_equals_clean_build(rebuild: Rebuild) -> None:
     assert step["code"] == 0, step["build"].text[-3000:]
     assert "zyzzogeton" not in step["searchindex"]
     assert step["html"] == rebuild.reference
+
+
+@pytest.mark.slow
+def test_group_sigint_while_talk_figures_render_leaves_no_process_and_no_lock(scratch: Path, tmp_path: Path) -> None:
+    """Issue 38: Ctrl-C at a terminal (SIGINT to the whole process group) while the figure pool renders the
+    talk versions of many figures: make, the figure command and every pool worker are gone within 10 s, no
+    temporary file is left, the build lock is free (the next command takes it at once) and makes the files."""
+    talk = scratch / "_build" / "talk-figures"
+    shutil.rmtree(talk, ignore_errors=True)
+    build = Build(scratch, tmp_path / "tmp", "figures", "STYLE=talk")
+    # the pool is at work: its first talk figures are written
+    build.wait_for(lambda: talk.is_dir() and any(talk.glob("*.svg")), 300, "the first talk figure")
+    os.killpg(build.proc.pid, signal.SIGINT)
+    code, _ = build.wait(timeout=30)
+    assert code != 0
+    assert not build.survivors(grace_s=10), f"processes of the figure build still run:\n{build.text[-2000:]}"
+    assert build.leftovers() == [], "the interrupted figure build left temporary files"
+    again = Build(scratch, tmp_path / "tmp2", "figures", "STYLE=talk")
+    code, _ = again.wait(timeout=900)
+    assert code == 0, again.text[-3000:]  # a survivor holding the lock would have made it wait for ever
