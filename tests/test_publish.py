@@ -64,6 +64,7 @@ def test_make_lint_runs_the_citation_and_workflow_checks():
     ("", ""),
     ("https://someone.github.io/ml-hardware-review", "https://someone.github.io/ml-hardware-review/"),
     ("https://Book.Example-Lab.org/", "https://book.example-lab.org/"),
+    ("https://someone.github.io.:8443/book", "https://someone.github.io:8443/book/"),  # a trailing dot dropped
 ])
 def test_url_is_normalised(raw: str, expected: str):
     assert publish.check_url(raw) == expected
@@ -74,6 +75,9 @@ def test_url_is_normalised(raw: str, expected: str):
     "https://book.test/", "http://someone.github.io/book/", "https://someone.github.io/book/?x=1",
     "https://someone.github.io/$(touch x)/", "someone.github.io/book/", "https://a.org/b c/",
     "https://user@someone.github.io/", "https://10.0.0.1/",
+    # issue 38: checked after normalisation
+    "https://example.org./book/", "https://someone.github.io/../etc/", "https://someone.github.io/a/./b/",
+    "https://someone.github.io:99999/book/", "https://someone.github.io:0/", "https://some..one.io/",
 ])
 def test_placeholder_or_unsafe_url_is_refused(raw: str):
     with pytest.raises(publish.PublishError, match="BOOK_URL"):

@@ -206,8 +206,10 @@ def build(builder: str, dest: Path, builder_args: list[str] | None = None) -> in
     shutil.rmtree(out, ignore_errors=True)  # every build starts from nothing (see above)
     # Serial Sphinx: jupyter-book's multitoc-numbering extension (continuous figure numbers
     # across parts) is not declared parallel-safe, so -j would only add a warning.
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(STAGE), "--builder", builder,
-           "-n", "-W", "--keep-going", *(builder_args or [])]
+    # through this interpreter, not the venv's jupyter-book script, whose first line names the Python of the
+    # checkout where the venv was made (a moved checkout would run another one, or none)
+    cmd = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+           "build", str(STAGE), "--builder", builder, "-n", "-W", "--keep-going", *(builder_args or [])]
     # the book's Sphinx extension (analysis.sphinx_speedups) is imported from this checkout
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     try:

@@ -72,14 +72,25 @@ def check_url(raw: str, *, required: bool = False) -> str:
     parts = urlsplit(raw)
     if parts.scheme != "https" or not parts.hostname:
         raise PublishError(f"BOOK_URL {shown!r}: expected an https:// address ({URL_HELP})")
-    host = parts.hostname.lower()
+    try:
+        port = parts.port  # a port outside 0-65535 raises
+    except ValueError:
+        raise PublishError(f"BOOK_URL {shown!r}: the port is not a number from 1 to 65535 ({URL_HELP})") from None
+    if port == 0:
+        raise PublishError(f"BOOK_URL {shown!r}: the port is not a number from 1 to 65535 ({URL_HELP})")
+    if any(seg in (".", "..") for seg in parts.path.split("/")):
+        raise PublishError(f"BOOK_URL {shown!r}: a path with '.' or '..' segments ({URL_HELP})")
+    # checked after normalisation: "example.org." is the host example.org
+    host = parts.hostname.lower().removesuffix(".")
     labels = host.split(".")
+    if "" in labels:
+        raise PublishError(f"BOOK_URL {shown!r}: {parts.hostname} is not a host name ({URL_HELP})")
     if (len(labels) < 2 or labels[-1] in PLACEHOLDER_TLDS or labels[-1].isdigit()
             or any(host == d or host.endswith("." + d) for d in PLACEHOLDER_DOMAINS)):
         raise PublishError(f"BOOK_URL {shown!r}: {host} is a placeholder, not the address of a published book "
                            f"({URL_HELP})")
     path = parts.path if parts.path.endswith("/") else parts.path + "/"
-    return f"https://{parts.netloc.lower()}{path}"
+    return f"https://{host}{f':{port}' if port else ''}{path}"
 
 
 def book_url(*, required: bool = False) -> str:

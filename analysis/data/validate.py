@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 
@@ -119,9 +120,14 @@ def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:
     yield f"ok  {cross_checks(sorted(n for n in checks if n.endswith('.csv')), set(CHECKS))}"
 
 
+_LINK = re.compile(r"^(?:https?://|10\.\d{4,9}/)[^\s{}\[\]()<>\"'\\^`|]+$")
+"""A URL or DOI as the book writes it into BibTeX, Markdown links and HTML attributes, unescaped."""
+
+
 def cross_checks(names: list[str], core: set[str]) -> str:
     """Every citekey of every data table names a paper of data/papers.csv or a work of data/outside-corpus.csv,
-    and no theme table is a header without rows: refused here, naming file, row and column, rather than by
+    no theme table is a header without rows, and every link (a ``url``, ``doi`` or ``*_url`` column) has none of
+    the characters that would end a BibTeX field or a Markdown link early: refused here, naming file, row and column, rather than by
     Sphinx (an unknown bibliography key) or a notebook (an empty table) a minute later."""
     import pandas as pd
 
@@ -136,6 +142,11 @@ def cross_checks(names: list[str], core: set[str]) -> str:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
         if raw.empty and name not in core:
             raise DataError(f"{path}: the table has a header but no rows (its chapter needs them)")
+        for col in [c for c in raw.columns if c in ("url", "doi") or c.endswith("_url")]:
+            links = raw[col].map(lambda v: [u.strip() for u in v.split(" ; ") if u.strip()])
+            fail_rows(path, raw, links.map(lambda us: any(not _LINK.match(u) for u in us)), col,
+                      "a link with a space, a brace, a quote, a bracket or a parenthesis (it would break the "
+                      "bibliography or a Markdown link); several links are separated by ' ; '")
         for col in [c for c in raw.columns if c == "citekey" or c.endswith("_citekey")]:
             keys = raw[col].map(lambda v: [k.strip() for k in v.split(";") if k.strip()])
             n_keys += int(keys.map(len).sum())
