@@ -127,8 +127,8 @@ _LINK = re.compile(r"^(?:https?://|10\.\d{4,9}/)[^\s{}\[\]()<>\"'\\^`|]+$")
 def cross_checks(names: list[str], core: set[str]) -> str:
     """Every citekey of every data table names a paper of data/papers.csv or a work of data/outside-corpus.csv,
     no theme table is a header without rows, and every link (a ``url``, ``doi`` or ``*_url`` column) has none of
-    the characters that would end a BibTeX field or a Markdown link early: refused here, naming file, row and column, rather than by
-    Sphinx (an unknown bibliography key) or a notebook (an empty table) a minute later."""
+    the characters that would end a BibTeX field or a Markdown link early: refused here, naming file, row and
+    column, rather than by Sphinx (an unknown bibliography key) or a notebook (an empty table) a minute later."""
     import pandas as pd
 
     from analysis.data import outside, papers
