@@ -370,3 +370,19 @@ def test_a_kernel_that_dies_while_starting_is_started_again_but_not_one_that_ran
     with pytest.raises(RuntimeError):
         kernels.start_retried(always_dies, [], [{"cell": 1}], "x.md")  # a cell had started
     assert calls["n"] == 1
+
+
+def test_two_runs_with_one_name_get_two_folders(tmp_path: Path):
+    """Issue 38: two `make run`s started in the same second name the same folder; each writes to its own
+    hidden folder and claims the name with one rename, the second taking out-2: nothing is mixed."""
+    md = tmp_path / "ok.md"
+    md.write_text(NB.split("```{code-cell} ipython3\nraise")[0])  # the notebook without its failing cell
+    out = tmp_path / "runs" / "2026-12-04T120000-ok"
+    first = runner.run_into(md, out, {"n": "4"}, next_free=True)
+    second = runner.run_into(md, out, {"n": "5"}, next_free=True)
+    assert (first, second) == (out, out.with_name(out.name + "-2"))
+    for folder, n in ((first, "4"), (second, "5")):
+        assert f"n = {n}" in (folder / "ok.ipynb").read_text()
+    assert sorted(p.name for p in out.parent.iterdir()) == [out.name, out.name + "-2"]  # no partial left
+    with pytest.raises(runner.ParameterError, match="exists already"):
+        runner.run_into(md, out, {})

@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             overrides = runner.check_overrides(md, overrides)
             stamp = dt.datetime.now().strftime("%Y-%m-%dT%H%M%S")
             out = args.out or ROOT / "runs" / f"{stamp}-{md.stem}"
-            runner.run_into(md, out, overrides)
+            out = runner.run_into(md, out, overrides, next_free=args.out is None)
             print(f"wrote {out}")
         elif args.cmd == "execute":
             from analysis.book import runner

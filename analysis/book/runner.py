@@ -379,14 +379,14 @@ def execute(
     return out_ipynb
 
 
-def run_into(md: Path, out: Path, overrides: dict[str, Any]) -> Path:
-    """`make run`: execute `md` with `overrides` into the folder `out`, which appears only when the
-    run succeeded (the run writes to a hidden sibling first; a failed or interrupted run leaves
-    nothing under runs/)."""
-    if out.exists():
+def run_into(md: Path, out: Path, overrides: dict[str, Any], next_free: bool = False) -> Path:
+    """`make run`: execute `md` with `overrides` into the folder `out`, which appears only when the run
+    succeeded; return it. The run writes to a hidden sibling of its own (mkdtemp: two runs never share one),
+    then claims `out` with one rename; with `next_free`, a name another run took first becomes out-2, out-3."""
+    if out.exists() and not next_free:
         raise ParameterError(f"{out} exists already")
-    partial = out.parent / f".{out.name}.partial"
-    shutil.rmtree(partial, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
         execute(md, partial / f"{md.stem}.ipynb", overrides, figures=partial / "figures",
                 outputs=partial / "outputs")
@@ -394,10 +394,17 @@ def run_into(md: Path, out: Path, overrides: dict[str, Any]) -> Path:
             from analysis.book import figure_files
 
             figure_files.render("book", partial / "figures", partial / "talk-figures", url="")
-        partial.rename(out)
+        for n in range(1, 100 if next_free else 2):
+            target = out if n == 1 else out.with_name(f"{out.name}-{n}")
+            try:
+                partial.rename(target)  # atomic; refused when another run holds the name
+                return target
+            except OSError:
+                if not target.exists():
+                    raise
+        raise ParameterError(f"{out} exists already")
     finally:
         shutil.rmtree(partial, ignore_errors=True)
-    return out
 
 
 def _running_cell(started: list[Any]) -> tuple[int, str]:
