@@ -153,3 +153,26 @@ def test_the_written_out_theme_is_what_seaborn_sets():
     mpl.rcdefaults()
     differ = {k: (got[k], want[k]) for k in want if got[k] != want[k] and k != "image.cmap"}
     assert not differ, differ
+
+
+def test_a_dollar_sign_from_the_data_is_text_not_mathtext():
+    """Issue 38: a data label holding "$\\frac{size$" (two dollar signs, broken mathtext) is drawn as the text it
+    is instead of stopping the notebook; a price label keeps its one dollar sign; log-axis ticks and text
+    marked figures.Math stay mathtext."""
+    import io
+
+    fig, ax = figures.new()
+    ax.plot([1, 10, 100], [1, 2, 3], label="H100 ($2.45/h)")
+    ax.set_xscale("log")
+    title = ax.set_title("$\\frac{size$ of a paper's system")
+    ax.text(0.5, 0.5, figures.Math("$10^{3}$"))
+    ax.legend()
+    fig.savefig(io.BytesIO(), format="svg")  # raised a mathtext ValueError before
+    assert title.get_text() == "\\$\\frac{size\\$ of a paper's system"
+    assert title._preprocess_math(title.get_text()) == ("$\\frac{size$ of a paper's system", False)
+    label = ax.get_legend().get_texts()[0]
+    assert label._preprocess_math(label.get_text()) == ("H100 ($2.45/h)", False)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert any("\\mathdefault" in t for t in ticks)
+    assert ax.texts[0].get_text() == "$10^{3}$"
+    figures.plt.close(fig)

@@ -29,6 +29,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.text  # noqa: E402
 from cycler import cycler  # noqa: E402
 
 from analysis.data.markup import md_text  # noqa: E402
@@ -123,6 +124,27 @@ SEABORN_WHITEGRID: dict[str, Any] = {
     'ytick.minor.width': 1.0,
     'ytick.right': False,
 }
+
+
+class Math(str):
+    """Text meant as mathtext ("$10^{3}$"): the book's figures leave its dollar signs alone."""
+
+
+_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+_matplotlib_set_text = matplotlib.text.Text.set_text
+
+
+def _set_text_literal_dollars(self: Any, s: Any) -> None:
+    """Every figure text's "$" is a dollar sign, as in the data it comes from (a price, a paper's title), never
+    the start of mathtext: "$\\frac{size$" in a data label would otherwise stop the notebook with a mathtext
+    error. Left as they are: :class:`Math`, and the tick labels matplotlib's formatters write as
+    ``$\\mathdefault{...}$`` (log axes)."""
+    if isinstance(s, str) and "$" in s and not isinstance(s, Math) and "\\mathdefault" not in s:
+        s = _UNESCAPED_DOLLAR.sub(r"\\$", s)
+    _matplotlib_set_text(self, s)
+
+
+matplotlib.text.Text.set_text = _set_text_literal_dollars  # type: ignore[method-assign]
 
 
 def use_style() -> None:
