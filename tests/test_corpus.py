@@ -105,3 +105,9 @@ def test_the_seed_listing_changes_with_a_file_or_the_folder_and_names_odd_names(
     _write(tmp_path / "a", "more.txt", b"Daily Papers\n\nSecond abstract here.\n")
     assert corpus.seeds_listing(tmp_path / "a") != one
     assert corpus.seeds_listing(tmp_path / "missing").endswith("(missing)\n")
+
+
+def test_a_seed_folder_name_too_long_for_the_file_system_is_refused_with_a_message(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("SEEDS_DIR", "x" * 100_000)
+    with pytest.raises(corpus.CorpusError, match="a folder name of 100,000 characters"):
+        corpus.seeds_dir()

@@ -421,3 +421,25 @@ def test_an_accept_killed_half_way_is_undone_by_the_next_one(
     out = intake.accept(world["review"], world["data"], world["seeds"])
     assert "put back" in out[0]
     assert _now(world) == before
+
+
+@pytest.mark.parametrize("case, fragment", [
+    ("bom", "papers-to-review.csv: line 1: the file starts with a byte-order mark"),
+    ("latin-1", "papers-to-review.csv: line 2: not valid UTF-8"),
+    ("no folder", "no review folder"),
+])
+def test_accept_names_the_review_file_it_cannot_read(world: dict[str, Path], case: str, fragment: str) -> None:
+    """Issue 38: a review file saved with a BOM or in another encoding is named (not the claims file, not a
+    traceback); a --review folder that does not exist is an error, not "nothing to accept"."""
+    review = world["review"]
+    if case == "no folder":
+        review = world["review"].parent / "nowhere"
+    else:
+        review.mkdir(parents=True, exist_ok=True)
+        body = "review,citekey\naccept,caf\xe9\n"
+        (review / intake.PAPERS_FILE).write_bytes(
+            b"\xef\xbb\xbf" + body.encode() if case == "bom" else body.encode("latin-1"))
+    before = _digest(world["data"])
+    with pytest.raises(DataError, match=re.escape(fragment)):
+        intake.accept(review, world["data"], world["seeds"])
+    assert _digest(world["data"]) == before

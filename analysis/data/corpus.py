@@ -70,6 +70,9 @@ def seeds_dir() -> Path:
     env = os.environ.get("SEEDS_DIR")
     if not env:
         return DEFAULT_SEEDS
+    if len(env) > 1024 or "\x00" in env:
+        raise CorpusError(f"SEEDS: a folder name of {len(env):,} characters (at most 1,024): "
+                          f"{env[:40]!r}...")
     path = Path(env)
     return path if path.is_absolute() else ROOT / path
 

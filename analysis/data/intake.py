@@ -67,10 +67,18 @@ def read_table(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     """Header and rows of a CSV as strings ('' for empty); a missing file is an empty table."""
     if not path.exists():
         return [], []
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        rows = [{k: (v or "") for k, v in r.items()} for r in reader]
-        return list(reader.fieldnames or []), rows
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise DataError(f"{path}: line 1: the file starts with a byte-order mark (U+FEFF); save it as UTF-8 "
+                        "without BOM (a spreadsheet's 'CSV UTF-8' adds one)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(f"{path}: line {line}: not valid UTF-8 ({exc.reason}); save it as UTF-8") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    rows = [{k: (v or "") for k, v in r.items()} for r in reader]
+    return list(reader.fieldnames or []), rows
 
 
 def table_text(header: list[str], rows: list[dict[str, str]]) -> str:
@@ -388,6 +396,9 @@ def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path
 
     review = review or REVIEW_DIR
     data_dir = data_dir or DATA
+    if not review.is_dir():
+        raise DataError(f"{review}: no review folder (run `make corpus` first, or give --review an existing "
+                        "folder)")
     recovered = transaction.recover(data_dir)
     if recovered:
         return [recovered, "nothing else was done: review the files and run `make accept` again"]
