@@ -31,7 +31,7 @@ FIGURE_FILES_STAMP := $(BUILD)/figure-files
 
 .PHONY: book book-locked test venv validate notebooks html figures figures-locked book-all book-all-locked run params \
 	bench clean freeze lint \
-	browser-deps corpus accept publish pdf cache-restored
+	browser-deps corpus accept publish pdf cache-restored help
 
 # One build at a time per checkout: `make book` (and `make clean`) hold this lock (flock(1),
 # util-linux); a second build waits for the first, saying so.
@@ -68,7 +68,7 @@ book-all-locked: venv validate $(URL_STAMP)
 ## make test: the same set-up and build, then lint and the whole test suite (which makes the figures'
 ## other files from a few kept drawings, and checks the talk version of every figure can be made)
 # over every core (pytest-xdist); the tests of one xdist_group (a shared rebuild, the browser sweep,
-# the payload build) stay on one worker. The inner loop is `pytest -m "not slow"` (README, "Tests").
+# the payload build) stay on one worker. The inner loop is `pytest -m "not slow"` (docs/development.md, "Tests").
 test: book lint browser-deps
 	$(PY) -m pytest -q -n $(NPROC) --dist loadgroup
 
@@ -120,7 +120,7 @@ STYLE ?= talk
 unexport SEEDS NB PARAMS STYLE
 
 # The published URL, configured once: BOOK_URL=https://<owner>.github.io/<repo>/ on make's command line
-# or in the environment (README, "Publish the book"). It reaches Python as raw text in ANALYSIS_BOOK_URL,
+# or in the environment (docs/publishing.md). It reaches Python as raw text in ANALYSIS_BOOK_URL,
 # like the values above; Python checks it (https, no placeholder host such as example.org) and the
 # staged book derives cite blocks, canonical links, Open Graph URLs and the sitemap from it. Without
 # it a build is a local build. (A value from the environment is passed on unexpanded by make itself.)
@@ -226,3 +226,7 @@ freeze: venv
 
 clean:
 	$(call locked,rm -rf $(BUILD))
+
+## make help: this list of targets (the `##` lines of the Makefile)
+help:
+	@sed -n 's/^## //p' Makefile

@@ -263,7 +263,7 @@ def _identify(seeds: Path | None, review: Path, limit: int) -> int:
         return 0
     if not identify.online():
         print(f"identify: offline ({identify.API_HOST} cannot be reached); {len(new)} new paper(s) not looked "
-              "up. Run it again with a network, or identify them by hand (README, \"Add papers to the corpus\").")
+              "up. Run it again with a network, or identify them by hand (docs/adding-papers.md).")
         return 0
     rows = []
     try:

@@ -1,6 +1,6 @@
 """Publishing: the book's citation (CITATION.cff), its one configured URL, licences, sharing metadata.
 
-The published URL is configured once, as ``BOOK_URL`` (README, "Publish the book"). make hands
+The published URL is configured once, as ``BOOK_URL`` (docs/publishing.md). make hands
 its raw text to Python as ``$ANALYSIS_BOOK_URL`` (no shell sees it); run directly, Python reads
 ``$BOOK_URL``. Cite blocks, canonical links, Open Graph URLs, the sitemap, the published copy of
 CITATION.cff and the talk figures' footers derive from it. Without it a build is a *local build*:
@@ -178,7 +178,8 @@ def check_citation(path: Path = CITATION) -> list[str]:
     problems += [f"{path.name}: license {i}: no licence file {LICENCE_FILES.get(i, '?')}" for i in ids
                  if i not in LICENCE_FILES or not (ROOT / LICENCE_FILES[i]).is_file()]
     if "url" in cff:
-        problems.append(f"{path.name}: url: the published URL is configured once, as BOOK_URL (README), not here")
+        problems.append(f"{path.name}: url: the published URL is configured once, as BOOK_URL "
+                        "(docs/publishing.md), not here")
     return problems
 
 

@@ -233,7 +233,7 @@ def first_words(text: str, n: int = 8) -> str:
 
 NEXT_STEP = ("next: `make corpus` writes the update to review to _build/corpus/ (new papers scaffolded, "
              "duplicates named); review it, then `make accept` merges the accepted rows into data/ "
-             "(README, \"Add papers to the corpus\")")
+             "(docs/adding-papers.md)")
 
 
 def coverage_problems(rows: list[tuple[str, str, str]], papers: list[Paper], table: str = "data/papers.csv",
