@@ -167,3 +167,22 @@ def test_a_forbidden_import_is_reported(module, source, expected):
 ])
 def test_an_allowed_import_passes(module, source):
     assert violations(module, edges(module, source, False)) == []
+
+
+def test_no_notebook_defines_a_function_the_package_has_by_name():
+    """Issue 37: a helper the notebooks need lives once in the package, tested (facts.glue and facts.plain,
+    markup.df_table), not copied into notebooks; a notebook's own function has a name of its own."""
+    import re
+
+    package: set[str] = set()
+    for path in (ROOT / "analysis").rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                package.add(node.name)
+    copied = []
+    for nb in sorted((ROOT / "analysis" / "notebooks").glob("*.md")):
+        cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", nb.read_text(encoding="utf-8"), re.S)
+        code = "\n".join(line for line in "\n".join(cells).splitlines() if not line.startswith(":"))
+        copied += [f"{nb.name}: {n.name}" for n in ast.parse(code).body
+                   if isinstance(n, ast.FunctionDef) and (n.name in package or n.name in ("glue", "_v"))]
+    assert not copied, copied

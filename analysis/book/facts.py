@@ -56,6 +56,20 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "M": 1e6}
 _QUANTITY_SCALE = re.compile(r"_(thousand|million|billion)$")
 
 
+def plain(value: Any) -> Any:
+    """A plain Python value for glue: numpy scalars (which print as ``np.float64(...)`` and which glue's
+    format specs cannot format) become their Python number; anything else is returned as it is."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def glue(name: str, value: Any, display: bool = False) -> None:
+    """``myst_nb.glue`` of :func:`plain` `value`: the notebooks' one wrapper for a value that is not a keyed
+    fact (a count, a label, a parameter echoed in the prose)."""
+    from myst_nb import glue as myst_glue
+
+    myst_glue(name, plain(value), display=display)
+
+
 def fact_key(citekey: str, quantity: str, boundary: str = "", assumptions: str = "", price_basis: str = "") -> str:
     """The fact's key; a fact without a price basis keeps the four-field key it had before the field existed."""
     return "|".join((citekey, quantity, boundary, assumptions) + ((price_basis,) if price_basis else ()))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import string
+from typing import Any
 
 _PUNCT = set(string.punctuation)
 
@@ -42,3 +43,9 @@ def md_table(rows: list[list[object]], header: list[str]) -> str:
     lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def df_table(df: Any) -> str:
+    """A pandas DataFrame as a MyST table (:func:`md_table`): every cell escaped, an empty cell where a value
+    is missing (the notebooks' one table formatter)."""
+    return md_table(df.astype(object).where(df.notna(), None).values.tolist(), [str(c) for c in df.columns])
