@@ -227,3 +227,14 @@ def test_year_suffixes_go_past_z():
 
     assert [suffix_letters(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == \
         ["a", "b", "z", "aa", "ab", "az", "ba", "zz", "aaa"]
+
+
+def test_the_rendered_bibliography_shows_no_latex_escape():
+    """Issue 36: no "\\$" (nor another LaTeX escape of references.bib) on the built bibliography page."""
+    page = ROOT / "_build" / "html" / "chapters" / "bibliography.html"
+    if not page.exists():
+        pytest.fail("the book has not been built: run `make book`")
+    text = page.read_text(encoding="utf-8")
+    for escape in ("\\$", "\\&amp;", "\\%", "\\#", "\\_", "\\textbackslash"):
+        assert escape not in text, escape
+    assert "$100K or 100 Days" in text

@@ -41,3 +41,15 @@ def test_from_latex_and_stem_are_memoised_with_the_same_results():
     porter = snowballstemmer.stemmer("porter")
     for word in ["accelerators", "Accelerators", "serving", "quantization"]:
         assert lang.stem(word) == lang.stem(word) == porter.stemWord(word.lower())
+
+
+def test_a_dollar_sign_in_the_bibliography_is_shown_as_a_dollar_sign():
+    """Issue 36: references.bib writes "$" as LaTeX's \\$ (usable in LaTeX); the page shows "$", where pybtex's
+    own reader would print "\\$" (as it did for "$100K or 100 Days")."""
+    from pybtex.backends.plaintext import Backend
+    from pybtex.richtext import Text
+
+    from analysis.book.bibliography import latex_escape
+
+    sphinx_speedups.setup(None)
+    assert Text.from_latex(latex_escape("$100K or 100 Days & more")).render(Backend()) == "$100K or 100 Days & more"

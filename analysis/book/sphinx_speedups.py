@@ -18,7 +18,8 @@ pybtex never changes after construction, a stem, a doctree that is only read), s
 changes no output byte (``tests/test_sphinx_speedups.py``; the built HTML was compared byte for
 byte with and without); a name that is not found still raises (exceptions are not cached). The
 numref doctrees are kept only while the page's pickled doctree is the same object, so a page read
-again is unpickled again.
+again is unpickled again. One change is not a cache: the memoised ``from_latex`` reads LaTeX's ``\\$`` as a
+dollar sign, which pybtex leaves as two characters (a title such as "$100K or 100 Days").
 """
 
 from __future__ import annotations
@@ -32,7 +33,13 @@ def _memoise_from_latex() -> None:
 
     parse = Text.__dict__["from_latex"].__func__
     if not hasattr(parse, "cache_info"):
-        Text.from_latex = classmethod(functools.lru_cache(maxsize=None)(parse))  # type: ignore[assignment,arg-type]
+        # pybtex's LaTeX reader decodes \& \% \# \_ but leaves \$ as two characters: references.bib writes a
+        # dollar sign as LaTeX's \$ (the file stays usable in LaTeX), and the page shows "$" (issue 36)
+        def from_latex(cls: Any, latex: str) -> Any:
+            return parse(cls, latex.replace("\\$", "$"))
+
+        from_latex.__wrapped__ = parse  # type: ignore[attr-defined]
+        Text.from_latex = classmethod(functools.lru_cache(maxsize=None)(from_latex))  # type: ignore[assignment,arg-type]
 
 
 def _memoise_stem() -> None:
