@@ -16,16 +16,19 @@
  *    lazyRows.put(name, k, rows); DataTables' ajax option calls lazyRows.load, which adds the chunk
  *    files as script elements (allowed under file://, unlike fetch) and hands DataTables all rows,
  *    in order, once every chunk has arrived. A chunk that fails to load is named above the table.
+ * 6. Printing: every lazy table shows all its rows while the page prints.
  */
 (function () {
   "use strict";
 
   const chunksOf = {};
+  const lazyTables = []; // DataTables settings of the tables whose rows load after the page
   window.lazyRows = {
     put(name, k, rows) {
       (chunksOf[name] = chunksOf[name] || [])[k] = rows;
     },
     load(name, chunks, base, callback, settings) {
+      if (settings) lazyTables.push(settings);
       let left = chunks;
       const failed = [];
       const done = () => {
@@ -51,6 +54,26 @@
       }
     },
   };
+
+  // 6. Printing (issue 34): paper cannot page through a table, so while the page prints (Ctrl+P,
+  //    make pdf, print emulation) every lazy table shows all its rows; its page length comes back after.
+  function printAllRows(printing) {
+    lazyTables.forEach((settings) => {
+      const api = settings.api || (settings.oInstance && settings.oInstance.api && settings.oInstance.api());
+      if (!api || !api.page) return;
+      if (printing) {
+        if (settings._lenBeforePrint === undefined) settings._lenBeforePrint = api.page.len();
+        api.page.len(-1).draw(false);
+      } else if (settings._lenBeforePrint !== undefined) {
+        api.page.len(settings._lenBeforePrint).draw(false);
+        settings._lenBeforePrint = undefined;
+      }
+    });
+  }
+  window.addEventListener("beforeprint", () => printAllRows(true));
+  window.addEventListener("afterprint", () => printAllRows(false));
+  const printQuery = window.matchMedia("print");
+  if (printQuery.addEventListener) printQuery.addEventListener("change", (e) => printAllRows(e.matches));
 
   // (a `const` of documentation_options.js, not a property of window)
   if (window.location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") {

@@ -628,3 +628,34 @@ def test_screenshots(browser, server: str):
             assert path.stat().st_size > 10_000
             assert not tab.problems, (rel, tab.problems)
         tab.close()
+
+
+def test_printed_tables_outputs_and_code_show_everything(browser, server: str):
+    """Issue 34: in print emulation at A4 text width no table box, output or code block clips rows or columns
+    (on screen they scroll inside their own box; paper cannot scroll), the claims ledger's rows included."""
+    page = browser.new_page(viewport={"width": 700, "height": 1000})
+    clipped: dict[str, list[str]] = {}
+    try:
+        for rel in ("notebooks/claims-ledger.html", "chapters/claims.html", "chapters/serving.html",
+                    "notebooks/methods-data.html"):
+            page.goto(f"{server}/{rel}", wait_until="load")
+            if page.evaluate("document.querySelectorAll('table[id^=itables]').length"):
+                page.wait_for_load_state("networkidle")
+                page.wait_for_selector("table.dataTable tbody tr td:not(.dt-empty)", timeout=30_000)
+            page.emulate_media(media="print")
+            boxes = page.evaluate("""() => [...document.querySelectorAll(
+                '.bd-article .pst-scrollable-table-container, .bd-article .cell_output .output, ' +
+                '.bd-article .dt-layout-table > .dt-layout-cell, .bd-article div.highlight pre')]
+                .filter(e => e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2)
+                .map(e => e.className + ' ' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' +
+                          e.clientWidth + 'x' + e.clientHeight)""")
+            if boxes:
+                clipped[rel] = boxes[:5]
+            if rel == "notebooks/claims-ledger.html":  # every row of the ledger is on the printed page
+                shown = page.evaluate("[...document.querySelectorAll('table.dataTable tbody tr')]"
+                                      ".filter(r => r.getBoundingClientRect().height > 0).length")
+                assert shown >= 700, f"the printed ledger shows {shown} rows"
+            page.emulate_media(media="screen")
+    finally:
+        page.close()
+    assert not clipped, clipped
