@@ -12,40 +12,21 @@ from __future__ import annotations
 
 import csv
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import ROOT
+from prose import GLUE, glued_sentences, sentences
 
 from analysis.data.paths import STAGE
 
 SUPERLATIVE = re.compile(r"\b(lowest|highest|largest|smallest|fastest|slowest|cheapest|"
                          r"ranges? from|runs? from|running from)\b", re.I)
-GLUE = re.compile(r"\{glue(?::\w+)?\}`(?:\.\./)?notebooks/([A-Za-z0-9_.-]+)\.ipynb::([A-Za-z0-9_-]+)")
 ALLOWED = ROOT / "tests" / "superlatives-allowed.csv"
 
 
-def _pages() -> list[Path]:
-    return sorted((ROOT / "chapters").glob("*.md")) + [ROOT / "intro.md"]
-
-
-def sentences(text: str) -> list[str]:
-    """Prose sentences, joined across line breaks; code fences and directives' option lines dropped."""
-    text = re.sub(r"```.*?```", " ", text, flags=re.S)  # fenced blocks: code, figures, includes
-    text = " ".join(text.split())
-    return re.split(r"(?<=[.!?])\s+(?=[A-Z*({])", text)
-
-
 def superlative_sentences() -> list[tuple[str, str, list[tuple[str, str]]]]:
-    out = []
-    for page in _pages():
-        rel = page.relative_to(ROOT).as_posix()
-        for s in sentences(page.read_text(encoding="utf-8")):
-            refs = GLUE.findall(s)
-            if refs and SUPERLATIVE.search(s):
-                out.append((rel, s, refs))
-    return out
+    return [(rel, s, refs) for rel, s, refs in glued_sentences() if SUPERLATIVE.search(s)]
 
 
 def _allowed() -> list[dict[str, str]]:

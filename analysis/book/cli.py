@@ -214,11 +214,9 @@ def main(argv: list[str] | None = None) -> int:
                   "BOOK_URL not set: a local build (cite blocks say 'local build'; no canonical links, no sitemap)")
         elif args.cmd == "seeds":
             from analysis.data import corpus
+            from analysis.data.paths import write_if_changed
 
-            text = corpus.seeds_listing()
-            if not (args.stamp.exists() and args.stamp.read_text(encoding="utf-8") == text):
-                args.stamp.parent.mkdir(parents=True, exist_ok=True)
-                args.stamp.write_text(text, encoding="utf-8")
+            write_if_changed(args.stamp, corpus.seeds_listing())
         elif args.cmd == "citation":
             from analysis.book import publish
 

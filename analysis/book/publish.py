@@ -105,12 +105,9 @@ def short_url(url: str) -> str:
 
 def stamp(path: Path, url: str) -> bool:
     """Write the URL to `path` if it differs from what is there (make rebuilds the HTML then)."""
-    text = (url or LOCAL) + "\n"
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return True
+    from analysis.data.paths import write_if_changed
+
+    return write_if_changed(path, (url or LOCAL) + "\n")
 
 
 # --- the citation ---------------------------------------------------------------------------------

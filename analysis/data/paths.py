@@ -48,3 +48,13 @@ def data_file(name: str) -> Path:
         raise DataError(f"{path}: data file not found")
     record_read(path)
     return path
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write `text` to `path` unless it holds exactly that already (a make stamp: its time changes only when
+    its content does); return whether it was written."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True

@@ -87,13 +87,20 @@ def _present(x: Any) -> bool:
     return x is not None and x == x and x is not pd.NA
 
 
+MEASURED = {"efficiency": "efficiency", "accuracy": "reduction", "reduction": "reduction"}
+"""Metrics whose number alone does not say what it measures: the claim's notes do, in the part ending with
+this word ("energy efficiency", "MAPE reduction", "power reduction")."""
+
+
 def measure(claim: dict[str, Any]) -> str:
-    """What an efficiency claim measures ('energy efficiency', 'cost efficiency'), from the part of the
-    claim's notes that names it; '' for other metrics, whose unit and baseline say what they are."""
-    if str(claim.get("metric")) != "efficiency" or not _present(claim.get("notes")):
+    """What an efficiency, accuracy or reduction claim measures, from the part of its notes that names it
+    (a table row then reads "energy efficiency: 6.0×", not a bare factor that looks like a speedup); '' for
+    other metrics, whose unit and baseline say what they are."""
+    word = MEASURED.get(str(claim.get("metric")))
+    if not word or not _present(claim.get("notes")):
         return ""
     parts = [p.strip() for p in str(claim["notes"]).split(";")]
-    return next((p for p in parts if p.endswith("efficiency")), "efficiency")
+    return next((p for p in parts if p.endswith(word)), "efficiency" if word == "efficiency" else "")
 
 
 def headline(claim: dict[str, Any]) -> str:
@@ -104,9 +111,6 @@ def headline(claim: dict[str, Any]) -> str:
             "average": "mean "}.get(str(claim["qualifier"]), "")
     unit = str(claim["unit"])
     text = f"{qual}{value}{'' if unit in ('x', '%') else ' '}{'×' if unit == 'x' else unit}"
-    if claim.get("metric") == "accuracy" and "lower" in str(claim.get("evidence", "")).lower() \
-            and "MAPE" in str(claim.get("workload", "")):
-        text += " lower error (MAPE)"  # an error reduction, not a speedup (huerta2025analyzing-2)
     if _present(claim["precision"]):
         text += f" ({claim['precision']})"
     return text
