@@ -61,6 +61,29 @@ def test_staging_offers_a_talk_version_only_while_it_matches_the_drawing(tmp_pat
     assert len(_stage_talk(tmp_path, monkeypatch)) == 3
 
 
+def test_an_interrupted_talk_render_is_made_again_with_the_right_footer(tmp_path: Path, monkeypatch):
+    """A talk render for another book URL that stops after writing the SVG (an interrupt) must not leave the
+    earlier record calling the files current: the next render for the first URL writes them again."""
+    _save(tmp_path, 9)
+    figs, talk = tmp_path / "figures", tmp_path / "talk-figures"
+    figure_files.render("talk", figs, talk, url="")
+    real = figures.write_files
+
+    def interrupted(fig, out, entry, formats, write_entry=True):
+        real(fig, out, entry, ("svg",), write_entry=False)  # the SVG (new footer) lands, then the interrupt
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(figures, "write_files", interrupted)
+    src = figures.source_dir(figs) / "ff-test.pickle"
+    job = (str(src), str(figs / "ff-test.json"), str(talk), "talk", "https://someone.github.io/review/", ("svg",))
+    with pytest.raises(KeyboardInterrupt):
+        figure_files._render_one(job)
+    assert "someone.github.io" in (talk / "ff-test.svg").read_text(encoding="utf-8")
+    monkeypatch.setattr(figures, "write_files", real)
+    assert figure_files.render("talk", figs, talk, url="") == ["ff-test"], "the interrupted files were kept as current"
+    assert "someone.github.io" not in (talk / "ff-test.svg").read_text(encoding="utf-8")
+
+
 def test_a_new_drawing_removes_the_pdf_made_from_the_old_one(tmp_path: Path):
     _save(tmp_path, 9)
     figure_files.render("book", tmp_path / "figures", tmp_path / "talk-figures", url="")

@@ -106,6 +106,9 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
     fig = pickle.loads(src.read_bytes())
     try:
         if style == "talk":
+            # the old record goes first: a render interrupted after some files leaves no record that
+            # calls them current (their footer may name another book URL), so the next run makes them again
+            (out / f"{entry['id']}.json").unlink(missing_ok=True)
             to_talk(fig)
             talk = {**entry, "style": "talk", "source_sha256": digest(Path(entry_s).parent, entry["id"]),
                     "book_url": url}
