@@ -116,6 +116,14 @@ CORRUPTIONS = {
                                      "hardware.csv: row 2, column source_url: a link with"),
     "theme-unknown-citekey": (lambda d: _csv_cell(d / "data/nas-search-costs.csv", 0, "citekey", "nobody2099ghost"),
                               "nas-search-costs.csv: row 2, column citekey"),
+    # titles become headings and search results (searchtools.js shows them through innerHTML)
+    "papers-angle-title": (lambda d: _csv_cell(d / "data/papers.csv", 3, "title", "Fast <img src=x onerror=alert(1)>"),
+                           "papers.csv: row 5, column title: '<' or '>' in a title"),
+    "outside-angle-title": (lambda d: _csv_cell(d / "data/outside-corpus.csv", 0, "title", "Under <b>1 ms</b>"),
+                            "outside-corpus.csv: row 2, column title: '<' or '>' in a title"),
+    "themes-angle-title": (lambda d: _replace(d / "data/themes.yml", "title: GPU kernels and hardware",
+                                              "title: GPU <img src=x onerror=alert(1)> kernels and hardware"),
+                           "themes.yml: theme 1, field title: '<' or '>' in a title"),
     "theme-header-only": (lambda d: _header_only(d / "data/nas-proxy-latency.csv"),
                           "nas-proxy-latency.csv: the table has a header but no rows"),
 }

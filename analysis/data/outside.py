@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import pandas as pd
 
-from analysis.data import schemas
+from analysis.data import schemas, text
 from analysis.data.paths import DATA
 from analysis.data.tables import fail_rows, read_csv
 
@@ -41,6 +41,7 @@ def _load() -> pd.DataFrame:
 
     path = DATA / FILE
     df = read_csv(FILE, schemas.OUTSIDE)
+    fail_rows(path, df, df["title"].fillna("").str.contains(text.ANGLE), "title", text.ANGLE_REASON)
     fail_rows(path, df, ~df["theme"].isin(set(papers.themes()["id"])), "theme",
               "unknown theme (see data/themes.yml)")
     # a work already in the corpus is not a gap, and a citekey must name one entry of references.bib

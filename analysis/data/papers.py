@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.data import schemas
+from analysis.data import schemas, text
 from analysis.data.paths import DATA, DataError
 from analysis.data.tables import fail_rows, read_csv, read_yaml
 
@@ -23,6 +23,8 @@ def themes() -> pd.DataFrame:
         for key in ("id", "title", "chapter", "scope"):
             if not isinstance(row, dict) or not row.get(key):
                 raise DataError(f"{DATA / 'themes.yml'}: theme {i}, field {key}: missing")
+        if text.ANGLE.search(str(row["title"])):
+            raise DataError(f"{DATA / 'themes.yml'}: theme {i}, field title: {text.ANGLE_REASON}")
     df = pd.DataFrame(rows)
     dup = df["id"].duplicated()
     if dup.any():
@@ -38,6 +40,7 @@ def _load() -> pd.DataFrame:
     df = read_csv("papers.csv", schemas.PAPERS)
     ids = set(themes()["id"])
     fail_rows(path, df, ~df["theme"].isin(ids), "theme", "unknown theme (see data/themes.yml)")
+    fail_rows(path, df, df["title"].fillna("").str.contains(text.ANGLE), "title", text.ANGLE_REASON)
     sec = df["secondary_theme"]
     fail_rows(path, df, sec.notna() & ~sec.isin(ids), "secondary_theme", "unknown theme")
     hardware.check_names(path, df)

@@ -20,3 +20,9 @@ def forbidden_char(text: str) -> str:
         return ""
     return (f"control or invisible character U+{ord(m.group()):04X} at character {m.start() + 1}: "
             "remove it (text fields are one line of visible characters)")
+
+
+# A title becomes a heading or a link text, and Sphinx's search page shows indexed headings through
+# innerHTML: angle brackets are refused in titles (issue 38), whatever later escaping does.
+ANGLE = re.compile(r"[<>]")
+ANGLE_REASON = "'<' or '>' in a title (titles become headings and search results; write 'under', 'over')"
