@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import PY, ROOT
 
-from analysis.book import figures
+from analysis.plot import figures
 
 SCRIPT = """
-from analysis.book import figures
+from analysis.plot import figures
 
 fig, ax = figures.new()
 ax.plot([1, 2, 3], [1, 4, 9], label="a")

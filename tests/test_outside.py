@@ -180,7 +180,7 @@ def test_outside_entry_types_follow_the_version_cited(bib, works):
 def test_figure_labels_use_the_bibliography_suffixes():
     # a corpus label shared with an outside work gets a suffix in the text, the bibliography and
     # the figure footers alike
-    from analysis.book import figures
+    from analysis.plot import figures
 
     figures._paper_labels.cache_clear()
     labels = figures._paper_labels()

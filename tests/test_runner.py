@@ -127,7 +127,7 @@ def test_package_modules_follow_imports_transitively(tmp_path: Path):
     md.write_text(NB_FRONT_MATTER + """
 ```{code-cell} ipython3
 %matplotlib inline
-from analysis.book import figures
+from analysis.plot import figures
 ```
 
 ```{code-cell} ipython3
@@ -140,7 +140,7 @@ def later():
     names = {p.relative_to(ROOT).as_posix() for p in runner.package_modules(runner._read(md))}
     # serving imports models (the package, hence its modules); figures imports paths; the runner
     # and the package's __init__ always count
-    assert {"analysis/book/figures.py", "analysis/themes/serving.py", "analysis/models/__init__.py",
+    assert {"analysis/plot/figures.py", "analysis/themes/serving.py", "analysis/models/__init__.py",
             "analysis/models/roofline.py", "analysis/data/paths.py", "analysis/book/runner.py",
             "analysis/__init__.py", "analysis/themes/__init__.py"} <= names
     assert not names & {"analysis/book/build.py", "analysis/book/gallery.py", "analysis/themes/nas.py",

@@ -97,7 +97,7 @@ def _talk_figures() -> None:
     it was made from and the book URL its footer names are unchanged; a stale one is not offered.
     """
     from analysis.book import figure_files, publish
-    from analysis.book.figures import registry
+    from analysis.plot.figures import registry
 
     url = publish.book_url()
     entries = registry(STAGE / "figures")
@@ -149,7 +149,7 @@ def _publishing() -> None:
     og = extra / "og"  # sharing-card images (absolute URLs only exist for a published build)
     thumbs = STAGE / "figures" / "thumbs"
     if url:
-        from analysis.book.figures import registry, thumbnail
+        from analysis.plot.figures import registry, thumbnail
 
         for e in registry(STAGE / "figures"):  # made with the PDFs (make publish); any missing, here
             if not (thumbs / f"{e['id']}.png").exists():

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from analysis.book import publish
-from analysis.book.figures import GALLERY_WIDTH_PX, gallery_image, registry  # noqa: F401 (re-exported)
+from analysis.plot.figures import GALLERY_WIDTH_PX, gallery_image, registry  # noqa: F401 (re-exported)
 from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.book import figures
+from analysis.plot import figures
 from analysis.data import hardware as hw
 
 
