@@ -4,10 +4,10 @@
 |--------|------------------------------------------------------------------|
 | data   | nothing else of the package                                      |
 | models | data                                                             |
-| themes | data, models, the figure helper analysis.book.figures            |
+| plot   | data, models (the figure style and files; nothing of the book)   |
+| themes | data, models, plot                                               |
 | audit  | data, models                                                     |
-| book   | anything; imported only by the command line, the notebooks and   |
-|        | (analysis.book.figures only) the themes                          |
+| book   | anything; imported only by the command line and the notebooks    |
 
 The rules are written here, independently of the code; the import graph comes from an AST walk
 (analysis.book.imports), which the synthetic cases below check can see each kind of import.
@@ -16,6 +16,9 @@ The rules are written here, independently of the code; the import graph comes fr
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,15 +27,15 @@ from analysis.book.imports import imports, module_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "analysis"
-LAYERS = ("data", "models", "themes", "audit", "book")
+LAYERS = ("data", "models", "plot", "themes", "audit", "book")
 ALLOWED = {
     "data": {"data"},
     "models": {"data", "models"},
-    "themes": {"data", "models"},
+    "plot": {"data", "models", "plot"},
+    "themes": {"data", "models", "plot"},
     "audit": {"data", "models", "audit"},
     "book": set(LAYERS),
 }
-FIGURE_HELPER = "analysis.book.figures"
 # what the formulas of the models layer must not touch (file I/O)
 IO_NAMES = {"open", "Path", "read_csv", "read_yaml", "read_text", "write_text", "read_bytes", "write_bytes",
             "to_csv", "savefig", "mkdir", "unlink"}
@@ -72,7 +75,7 @@ def violations(module: str, imported: set[str]) -> list[str]:
             if target != pkg and module != pkg:
                 out.append(f"{module} imports another theme, {target}")
             continue
-        if dst in ALLOWED[src] or (src == "themes" and target in (FIGURE_HELPER, "analysis.book")):
+        if dst in ALLOWED[src]:
             continue
         out.append(f"{module} ({src}) imports {target} ({dst})")
     return out
@@ -98,13 +101,21 @@ def test_imports_follow_the_layer_table(graph):
     assert not found, "\n".join(found)
 
 
-def test_only_the_cli_notebooks_and_figure_calls_import_the_book(graph):
-    users = {m for m, imported in graph.items() for t in imported
-             if layer(t) == "book" and layer(m) != "book"}
-    themes_using_figures = {m for m in users if layer(m) == "themes"}
-    assert users - themes_using_figures <= {"analysis.__main__"}
-    for m in themes_using_figures:
-        assert {t for t in graph[m] if layer(t) == "book"} <= {FIGURE_HELPER, "analysis.book"}, m
+def test_only_the_cli_imports_the_book(graph):
+    users = {m for m, imported in graph.items() for t in imported if layer(t) == "book" and layer(m) != "book"}
+    assert users <= {"analysis.__main__"}, users
+
+
+def test_the_figure_helper_loads_without_the_book():
+    """Issue 37: a notebook or theme that draws a figure imports no module of the book (no Sphinx extension,
+    no pybtex, no publishing code), and the mathtext rule comes with the figure helper itself."""
+    code = ("import sys, analysis.plot.figures as f, matplotlib.text as t; "
+            "print(sorted(m for m in sys.modules if m.startswith(('analysis.book', 'pybtex', 'sphinx')))); "
+            "print(t.Text.set_text is f._set_text_literal_dollars)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120).stdout.split("\n")
+    assert out[0] == "[]", out[0]
+    assert out[1] == "True"
 
 
 def test_no_import_circles(graph):
@@ -154,6 +165,10 @@ def test_no_module_is_over_500_lines():
     ("analysis.audit.serving", "from analysis.book.runner import execute\n", "analysis.book.runner"),
     ("analysis.themes.nas", "from analysis.themes.sustainability import load_epoch\n", "another theme"),
     ("analysis.themes.nas", "from ..book import build\n", "analysis.book.build"),
+    ("analysis.themes.nas", "from analysis.book import figures\n", "analysis.book.figures"),
+    ("analysis.plot.figures", "def f():\n    from analysis.book import publish\n", "analysis.book.publish"),
+    ("analysis.plot.figures", "from analysis.themes import nas\n", "analysis.themes.nas"),
+    ("analysis.audit.nas", "from analysis.plot import figures\n", "analysis.plot.figures"),
 ])
 def test_a_forbidden_import_is_reported(module, source, expected):
     found = violations(module, edges(module, source, False))
@@ -161,7 +176,8 @@ def test_a_forbidden_import_is_reported(module, source, expected):
 
 
 @pytest.mark.parametrize(("module", "source"), [
-    ("analysis.themes.nas", "from analysis.book import figures\nfrom analysis import models\n"),
+    ("analysis.themes.nas", "from analysis.plot import figures\nfrom analysis import models\n"),
+    ("analysis.plot.figures", "from analysis.data.paths import figures_dir\nfrom analysis.models import base\n"),
     ("analysis.audit.nas", "from analysis.audit.registry import check\nfrom analysis.data import hardware\n"),
     ("analysis.book.build", "from analysis.themes import serving\n"),
 ])

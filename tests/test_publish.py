@@ -148,6 +148,7 @@ def test_book_cite_block_comes_from_the_citation_file():
 
 TALK = """
 import sys
+import analysis.book.footer  # registers the talk footer's maker with the figure helper
 from analysis.plot import figures
 
 fig, ax = figures.new()

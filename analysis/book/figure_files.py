@@ -1,6 +1,6 @@
 """A figure's files beyond what the HTML shows: its PDF and its talk version, made from the kept figure.
 
-A notebook draws each figure once and keeps it (``figure-src/<id>.pickle``, :func:`figures.keep_source`).
+A notebook draws each figure once and keeps it (``figure-src/<id>.pickle``, :func:`analysis.plot.figures.keep_source`).
 This module loads those kept figures, in a pool of one process per core, and writes
 
 - the book style's PDF (``<figures>/<id>.pdf``) and, for a published build, the 360 px sharing-card
@@ -98,6 +98,7 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
 
     os.environ["ANALYSIS_BOOK_URL"] = url  # the talk footer names it
     os.environ["ANALYSIS_STYLE"] = "book"
+    from analysis.book import footer
     from analysis.plot import figures
 
     src, out = Path(src_s), Path(out_s)
@@ -109,7 +110,7 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
             to_talk(fig)
             talk = {**entry, "style": "talk", "source_sha256": digest(Path(entry_s).parent, entry["id"]),
                     "book_url": url}
-            figures.write_files(fig, out, talk, formats)
+            figures.write_files(fig, out, talk, formats, footer=footer.add_footer)
         else:
             figures.write_files(fig, out, entry, formats, write_entry=False)
             if url:  # the sharing card of a published page
