@@ -9,10 +9,12 @@ be covered by one of the two.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from types import ModuleType
 
 from analysis.data.paths import DATA, DataError
@@ -88,18 +90,35 @@ CHECKS: dict[str, Callable[[], str]] = {
 IGNORED = {"README.md"}
 
 
+def declares_data_files(source: str) -> bool:
+    """Whether a module's source assigns ``DATA_FILES`` at its top level (read, not run)."""
+    for node in ast.parse(source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == "DATA_FILES" for t in targets):
+            return True
+    return False
+
+
+def data_owners(packages: Iterable[ModuleType]) -> Iterator[ModuleType]:
+    """The modules of `packages` that declare ``DATA_FILES``, found by reading their source: only those are
+    imported, so validation never imports a module that draws figures (matplotlib) for nothing."""
+    for pkg in packages:
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            path = Path(pkg.__path__[0]) / f"{info.name}.py"
+            if info.name.startswith("_") or not path.is_file():
+                continue
+            if declares_data_files(path.read_text(encoding="utf-8")):
+                yield importlib.import_module(f"{pkg.__name__}.{info.name}")
+
+
 def all_checks(packages: Iterable[ModuleType] = ()) -> dict[str, Callable[[], str]]:
     """CHECKS plus the DATA_FILES that the modules of `packages` declare."""
     out = dict(CHECKS)
-    for pkg in packages:
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            if info.name.startswith("_"):
-                continue
-            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
-            for name, fn in getattr(mod, "DATA_FILES", {}).items():
-                if name in out:
-                    raise ValueError(f"data/{name} is declared twice ({mod.__name__})")
-                out[name] = fn
+    for mod in data_owners(packages):
+        for name, fn in mod.DATA_FILES.items():
+            if name in out:
+                raise ValueError(f"data/{name} is declared twice ({mod.__name__})")
+            out[name] = fn
     return out
 
 
