@@ -183,7 +183,7 @@ $(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG) CITATION.cff $(URL_ST
 
 # also the citation file (CFF 1.2.0 schema) and the CI workflow (actionlint)
 lint: venv
-	$(PY) -m ruff check analysis tests
+	$(PY) -m ruff check analysis tests bench
 	$(PY) -m mypy
 	$(PY) -m analysis citation
 	$(VENV)/bin/actionlint .github/workflows/book.yml
