@@ -108,14 +108,14 @@ def cmd_seeds(args: argparse.Namespace) -> None:
 # --- the notebooks ---------------------------------------------------------------------------------
 
 def cmd_params(args: argparse.Namespace) -> None:
-    from analysis.book import runner
+    from analysis.book import parameters
 
     name = os.environ.get("ANALYSIS_RUN_NOTEBOOK", "") if args.from_env else args.notebook
     if not name:
-        raise runner.ParameterError("name the notebook: make params NB=<name>")
-    md = runner.notebook_path(name)
+        raise parameters.ParameterError("name the notebook: make params NB=<name>")
+    md = parameters.notebook_path(name)
     print(f"{'name':<26} {'type':<6} {'default':<14} {'unit':<18} {'range':<34} source")
-    for prm in runner.parameters(md).values():
+    for prm in parameters.parameters(md).values():
         print(f"{prm.name:<26} {prm.type:<6} {prm.default!s:<14} {prm.unit:<18} {prm.range:<34} {prm.source}")
 
 
