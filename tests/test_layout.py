@@ -150,6 +150,34 @@ def test_models_do_no_file_io():
         assert not (bad | plain), f"{path.relative_to(ROOT)} imports {sorted(bad | plain)}"
 
 
+# Issue 35 rewrites the corpus intake's plan and accept and the claim candidates: until it lands they are the
+# only functions of the package allowed over the limit (a function that has since shrunk is refused here too)
+LONG_FUNCTIONS_ALLOWED = {"analysis/data/intake.py": {"plan", "accept"},
+                          "analysis/data/claim_candidates.py": {"candidates"}}
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_function_is_over_60_lines():
+    """Issue 37: a function a reader can hold at once (its signature, docstring and body; nested ones count
+    within their parent and again on their own)."""
+    long, still_long = [], set()
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n <= MAX_FUNCTION_LINES:
+                    continue
+                if node.name in LONG_FUNCTIONS_ALLOWED.get(rel, set()):
+                    still_long.add((rel, node.name))
+                else:
+                    long.append(f"{rel}:{node.lineno} {node.name}: {n} lines")
+    assert not long, long
+    allowed = {(f, n) for f, names in LONG_FUNCTIONS_ALLOWED.items() for n in names}
+    assert still_long == allowed, f"no longer over {MAX_FUNCTION_LINES} lines: drop from the allow-list: " \
+                                  f"{sorted(allowed - still_long)}"
+
+
 def test_no_module_is_over_500_lines():
     long = {str(p.relative_to(ROOT)): n for p in PKG.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
