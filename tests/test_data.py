@@ -40,6 +40,26 @@ def test_validate_imports_no_plotting():
     assert "ok  data/serving-models.csv" in proc.stdout
 
 
+def test_a_data_folder_is_validated_in_process_and_everything_is_put_back(tmp_path: Path):
+    """Issue 37: the data layer validates a given folder (make accept's staged copy) without the command line,
+    naming that folder's file and row; afterwards every loader reads data/ again, from a fresh cache."""
+    from analysis.book.cli import data_owners
+    from analysis.data import validate
+
+    staged = tmp_path / "data"
+    shutil.copytree(paths.DATA, staged)
+    lines = validate.validate_folder(staged, data_owners())
+    assert any(line.startswith("ok  data/serving-models.csv") for line in lines) and "cross-file" in lines[-1]
+    _edit_csv(staged / "papers.csv", 3, "year", "twenty")
+    with pytest.raises(DataError, match=rf"{staged / 'papers.csv'}: row 5, column year"):
+        validate.validate_folder(staged, data_owners())
+    assert paths.DATA == papers.DATA == claims.DATA == ROOT / "data"
+    assert "ANALYSIS_DATA_DIR" not in os.environ or os.environ["ANALYSIS_DATA_DIR"] != str(staged)
+    assert papers.load()["year"].notna().all()  # read from data/, not the broken copy
+    with pytest.raises(ValueError, match="use_owners"):
+        validate.validate_folder(staged, [])
+
+
 def test_papers_unique_keys_and_themes():
     df = papers.load()
     assert df["citekey"].is_unique and df["fingerprint"].is_unique

@@ -57,6 +57,16 @@ def _write_rows(path: Path, rows: list[dict[str, str]]) -> None:
     intake.write_table(path, list(rows[0].keys()), rows)
 
 
+@pytest.fixture(autouse=True)
+def _data_owners() -> None:
+    """accept validates the merged copy in this process: the packages owning data files registered, as the
+    command line registers them."""
+    from analysis.book.cli import data_owners
+    from analysis.data import validate
+
+    validate.use_owners(data_owners())
+
+
 @pytest.fixture
 def world(tmp_path: Path, seeds: Path) -> dict[str, Path]:
     """Copies of the seed folder (plus a new file: three new records and one exact duplicate) and of data/."""

@@ -88,7 +88,9 @@ def cmd_update(args: argparse.Namespace) -> None:
 
 
 def cmd_accept(args: argparse.Namespace) -> None:
-    from analysis.data import intake
+    from analysis.data import intake, validate
+
+    validate.use_owners(data_owners())  # the merged copy is validated in this process, theme files included
 
     for line in intake.accept(args.review, seeds=args.seeds):
         print(line)

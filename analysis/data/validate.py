@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
+from analysis.data import paths
 from analysis.data.paths import DATA, DataError
 
 
@@ -120,6 +121,38 @@ def all_checks(packages: Iterable[ModuleType] = ()) -> dict[str, Callable[[], st
                 raise ValueError(f"data/{name} is declared twice ({mod.__name__})")
             out[name] = fn
     return out
+
+
+# The packages whose modules own data files (the themes, the audit): this layer cannot import them, so the
+# layer that can (the command line, analysis.book.cli) hands them over once, for the validations that run
+# inside the data layer (make accept's check of the merged copy, validate_folder).
+_OWNERS: list[ModuleType] = []
+
+
+def use_owners(packages: Iterable[ModuleType]) -> None:
+    """Register the packages whose modules declare DATA_FILES (see :func:`validate_folder`)."""
+    _OWNERS[:] = list(packages)
+
+
+def validate_folder(folder: Path, packages: Iterable[ModuleType] | None = None, *, seeds: Path | None = None,
+                    pending: Path | None = None) -> list[str]:
+    """Validate the data folder `folder` (a staged copy of data/) in this process, as ``python -m analysis
+    validate`` with ``ANALYSIS_DATA_DIR=folder`` would: the core files and those the modules of `packages`
+    (default: the registered ones, :func:`use_owners`) declare, against the seed folder `seeds`; the papers
+    whose fingerprints the file `pending` lists may still lack their row. Raises DataError naming `folder`'s
+    file, row and column."""
+    owners = list(_OWNERS if packages is None else packages)
+    if not owners:
+        raise ValueError("validate_folder: no packages that own data files were given or registered "
+                         "(analysis.book.cli registers the themes and the audit: validate.use_owners)")
+    all_checks(owners)  # import every loader before DATA moves
+    for name in ("assumptions", "claims", "corpus", "hardware", "outside", "papers", "second_coding"):
+        importlib.import_module(f"analysis.data.{name}")
+    env = {"SEEDS_DIR": str(seeds)} if seeds else {}
+    if pending:
+        env["ANALYSIS_PENDING_FINGERPRINTS"] = str(pending)
+    with paths.data_folder(folder, **env):
+        return list(validate_all(owners))
 
 
 def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:
