@@ -190,7 +190,7 @@ lint: venv
 
 ## make run NB=name PARAMS="a=1 b=2": re-run one analysis with your own parameters
 # NB and PARAMS are data: Python reads them from the environment and checks every value
-# against the notebook's declarations (analysis/book/runner.py) before anything runs.
+# against the notebook's declarations (analysis/book/parameters.py) before anything runs.
 run: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
 run: export ANALYSIS_RUN_PARAMS = $(value PARAMS)
 run: venv validate

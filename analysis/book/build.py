@@ -210,7 +210,7 @@ def build(builder: str, dest: Path, builder_args: list[str] | None = None) -> in
     # checkout where the venv was made (a moved checkout would run another one, or none)
     cmd = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
            "build", str(STAGE), "--builder", builder, "-n", "-W", "--keep-going", *(builder_args or [])]
-    # the book's Sphinx extension (analysis.sphinx_speedups) is imported from this checkout
+    # the book's Sphinx extension (analysis.book.sphinx_speedups) is imported from this checkout
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     try:
         code = _sphinx(cmd, {**os.environ, "PYTHONPATH": path})

@@ -1,7 +1,7 @@
 """Load the CSV and YAML files of data/ with schema validation.
 
-Each CSV has a pandera schema in :mod:`analysis.schemas`. A file that fails raises
-:class:`analysis.paths.DataError` whose message names the file, the row (the line
+Each CSV has a pandera schema in :mod:`analysis.data.schemas`. A file that fails raises
+:class:`analysis.data.paths.DataError` whose message names the file, the row (the line
 number in the file, header = line 1) and the column of every failure.
 """
 
