@@ -386,3 +386,20 @@ def test_two_runs_with_one_name_get_two_folders(tmp_path: Path):
     assert sorted(p.name for p in out.parent.iterdir()) == [out.name, out.name + "-2"]  # no partial left
     with pytest.raises(runner.ParameterError, match="exists already"):
         runner.run_into(md, out, {})
+
+
+@pytest.mark.parametrize(("argv", "allowed"), [
+    (["params", "serving-cost-per-mtok"], {"jupytext"}),  # reads the notebook: jupytext, nothing to run it
+    (["url"], set()),
+    (["citation"], set()),
+])
+def test_each_command_imports_only_what_it_needs(argv: list[str], allowed: set[str]):
+    """Issue 37: one function per command, each importing its own needs: listing a notebook's parameters or
+    checking the URL loads no pandas, pandera, matplotlib or papermill (make calls these on every build)."""
+    heavy = {"pandas", "pandera", "matplotlib", "seaborn", "papermill", "jupytext", "nbclient"}
+    code = ("import sys, contextlib, io\nfrom analysis.book import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    rc = cli.main(sys.argv[1:])\n"
+            f"print(rc, sorted({{m.split('.')[0] for m in sys.modules}} & {sorted(heavy)!r}))")
+    proc = subprocess.run([str(PY), "-c", code, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.strip() == f"0 {sorted(allowed)}", proc.stdout + proc.stderr
