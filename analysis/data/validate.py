@@ -134,6 +134,14 @@ def use_owners(packages: Iterable[ModuleType]) -> None:
     _OWNERS[:] = list(packages)
 
 
+def import_loaders(packages: Iterable[ModuleType]) -> None:
+    """Import every module validation reads data with (the core loaders, the owners of data files in
+    `packages`), so that none is first imported while :func:`analysis.data.paths.data_folder` moves DATA."""
+    all_checks(packages)
+    for name in ("assumptions", "claims", "corpus", "hardware", "outside", "papers", "second_coding"):
+        importlib.import_module(f"analysis.data.{name}")
+
+
 def validate_folder(folder: Path, packages: Iterable[ModuleType] | None = None, *, seeds: Path | None = None,
                     pending: Path | None = None) -> list[str]:
     """Validate the data folder `folder` (a staged copy of data/) in this process, as ``python -m analysis
@@ -145,9 +153,7 @@ def validate_folder(folder: Path, packages: Iterable[ModuleType] | None = None, 
     if not owners:
         raise ValueError("validate_folder: no packages that own data files were given or registered "
                          "(analysis.book.cli registers the themes and the audit: validate.use_owners)")
-    all_checks(owners)  # import every loader before DATA moves
-    for name in ("assumptions", "claims", "corpus", "hardware", "outside", "papers", "second_coding"):
-        importlib.import_module(f"analysis.data.{name}")
+    import_loaders(owners)
     env = {"SEEDS_DIR": str(seeds)} if seeds else {}
     if pending:
         env["ANALYSIS_PENDING_FINGERPRINTS"] = str(pending)
