@@ -399,7 +399,7 @@ def test_each_command_imports_only_what_it_needs(argv: list[str], allowed: set[s
     heavy = {"pandas", "pandera", "matplotlib", "seaborn", "papermill", "jupytext", "nbclient"}
     code = ("import sys, contextlib, io\nfrom analysis.book import cli\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n    rc = cli.main(sys.argv[1:])\n"
-            f"print(rc, sorted({{m.split('.')[0] for m in sys.modules}} & {sorted(heavy)!r}))")
+            f"print(rc, sorted({{m.split('.')[0] for m in sys.modules}} & set({sorted(heavy)!r})))")
     proc = subprocess.run([str(PY), "-c", code, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
     assert proc.stdout.strip() == f"0 {sorted(allowed)}", proc.stdout + proc.stderr
