@@ -183,14 +183,14 @@ $(HTML_STAMP): $(NB_OUT) $(BOOK_SRC) references.bib $(PKG) CITATION.cff $(URL_ST
 
 # also the citation file (CFF 1.2.0 schema) and the CI workflow (actionlint)
 lint: venv
-	$(PY) -m ruff check analysis tests
+	$(PY) -m ruff check analysis tests bench
 	$(PY) -m mypy
 	$(PY) -m analysis citation
 	$(VENV)/bin/actionlint .github/workflows/book.yml
 
 ## make run NB=name PARAMS="a=1 b=2": re-run one analysis with your own parameters
 # NB and PARAMS are data: Python reads them from the environment and checks every value
-# against the notebook's declarations (analysis/book/runner.py) before anything runs.
+# against the notebook's declarations (analysis/book/parameters.py) before anything runs.
 run: export ANALYSIS_RUN_NOTEBOOK = $(value NB)
 run: export ANALYSIS_RUN_PARAMS = $(value PARAMS)
 run: venv validate

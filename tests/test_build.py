@@ -9,7 +9,6 @@ what only the build shows: the same message, no notebook run after it, the last 
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -141,36 +140,20 @@ def _header_only(path: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
 
 
-def _clear_caches() -> None:
-    for name, mod in list(sys.modules.items()):
-        if name == "analysis" or name.startswith("analysis."):
-            for value in list(vars(mod).values()):
-                if callable(getattr(value, "cache_clear", None)):
-                    value.cache_clear()
-
-
 def _validate(data: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """What `python -m analysis validate` (analysis/book/cli.py) prints for the data folder `data`
     (its ANALYSIS_DATA_DIR), run in this process: one line per file, "error: ..." where it stops."""
     from analysis.book.cli import data_owners
     from analysis.data import paths, validate
 
-    validate.all_checks(data_owners())  # every module that owns a data file, imported before DATA moves
-    original = paths.DATA  # compared before any module is patched (paths itself is one of them)
-    for name, mod in list(sys.modules.items()):
-        if (name == "analysis" or name.startswith("analysis.")) and getattr(mod, "DATA", None) == original:
-            monkeypatch.setattr(mod, "DATA", data)
-    monkeypatch.setenv("ANALYSIS_DATA_DIR", str(data))
-    monkeypatch.setenv("SEEDS_DIR", str(SEEDS))
-    _clear_caches()  # loaders that keep a file's table (functools caches) read the copy
+    validate.import_loaders(data_owners())  # before DATA moves
     lines = []
-    try:
-        for line in validate.validate_all(data_owners()):
-            lines.append(line)
-    except ValueError as exc:  # DataError is one; the command line prints each as "error: ..." and exits 2
-        lines.append(f"error: {exc}")
-    finally:
-        _clear_caches()
+    with paths.data_folder(data, SEEDS_DIR=str(SEEDS)):
+        try:
+            for line in validate.validate_all(data_owners()):
+                lines.append(line)
+        except ValueError as exc:  # DataError is one; the command line prints each as "error: ..." and exits 2
+            lines.append(f"error: {exc}")
     return "\n".join(lines)
 
 

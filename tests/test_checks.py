@@ -1,4 +1,4 @@
-"""Tests of the claims audit (analysis.checks).
+"""Tests of the claims audit (analysis.audit).
 
 Every registered check has a test whose expected value is worked out by hand from the
 abstract's numbers and the datasheet figures of data/hardware.csv (dense peaks):

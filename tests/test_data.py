@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,41 @@ def test_all_data_files_validate():
 
     lines = list(validate.validate_all(data_owners()))
     assert len(lines) >= 5
+
+
+def test_validate_imports_no_plotting():
+    """Issue 37: `python -m analysis validate` finds the modules that own data files by reading them, and
+    imports neither matplotlib nor seaborn (nor the figure helper) to check data."""
+    code = ("import sys\nfrom analysis.book import cli\nrc = cli.main(['validate'])\n"
+            "print('MODULES', rc, sorted({m.split('.')[0] for m in sys.modules} & {'matplotlib', 'seaborn'}), "
+            "'analysis.plot' in sys.modules, 'analysis.themes.serving' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    last = proc.stdout.strip().splitlines()[-1]
+    assert proc.returncode == 0 and "ok  data/papers.csv" in proc.stdout, proc.stdout + proc.stderr
+    # the data still is validated in full: a theme's own data file (serving's) is among the checks
+    assert last == "MODULES 0 [] False True", last
+    assert "ok  data/serving-models.csv" in proc.stdout
+
+
+def test_a_data_folder_is_validated_in_process_and_everything_is_put_back(tmp_path: Path):
+    """Issue 37: the data layer validates a given folder (make accept's staged copy) without the command line,
+    naming that folder's file and row; afterwards every loader reads data/ again, from a fresh cache."""
+    from analysis.book.cli import data_owners
+    from analysis.data import validate
+
+    staged = tmp_path / "data"
+    shutil.copytree(paths.DATA, staged)
+    lines = validate.validate_folder(staged, data_owners())
+    assert any(line.startswith("ok  data/serving-models.csv") for line in lines) and "cross-file" in lines[-1]
+    _edit_csv(staged / "papers.csv", 3, "year", "twenty")
+    with pytest.raises(DataError, match=rf"{staged / 'papers.csv'}: row 5, column year"):
+        validate.validate_folder(staged, data_owners())
+    assert paths.DATA == papers.DATA == claims.DATA == ROOT / "data"
+    assert "ANALYSIS_DATA_DIR" not in os.environ or os.environ["ANALYSIS_DATA_DIR"] != str(staged)
+    assert papers.load()["year"].notna().all()  # read from data/, not the broken copy
+    with pytest.raises(ValueError, match="use_owners"):
+        validate.validate_folder(staged, [])
 
 
 def test_papers_unique_keys_and_themes():

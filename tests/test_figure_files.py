@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 from conftest import PY, ROOT
 
-from analysis.book import build, figure_files, figures, gallery
+from analysis.book import build, figure_files, gallery
+from analysis.plot import figures
 
 STAGE = ROOT / "_build" / "book"
 BUILT = ROOT / "_build" / "html" / ".built"
 
 SCRIPT = """
 import sys
-from analysis.book import figures
+from analysis.plot import figures
 
 fig, ax = figures.new()
 ax.plot([1, 2, 3], [1, 4, float(sys.argv[1])], label="a")

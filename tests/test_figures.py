@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import PY, ROOT
 
-from analysis.book import figures
+from analysis.plot import figures
 
 SCRIPT = """
-from analysis.book import figures
+from analysis.plot import figures
 
 fig, ax = figures.new()
 ax.plot([1, 2, 3], [1, 4, 9], label="a")
@@ -119,6 +119,25 @@ def test_save_refuses_missing_metadata(tmp_path: Path, monkeypatch: pytest.Monke
         figures.save(fig, "x", title="t", caption="c", alt="a", chapter="c")
     with pytest.raises(ValueError, match="figure id"):
         figures.save(fig, "Bad Id", title="t", caption="c", alt="a", chapter="c", source_note="s")
+
+
+def test_a_talk_figure_without_its_footer_maker_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The figure helper imports nothing of the book, so the talk footer's words come from the caller (or
+    analysis.book.footer, registered on import); without them a talk figure is refused, never written bare."""
+    monkeypatch.setattr(figures, "_footer", [])
+    fig, _ = figures.new()
+    entry = {"id": "t", "title": "t", "sources": [], "source_note": "s", "style": "talk"}
+    with pytest.raises(ValueError, match="analysis.book.footer"):
+        figures.write_files(fig, tmp_path, entry, ("svg",))
+    calls = []
+
+    def footer(f, fid, sources, note):
+        calls.append((fid, note))
+        return "Sources: s · Figure t", {"Rights": "CC BY 4.0", "Source": "local build"}
+
+    figures.write_files(fig, tmp_path, entry, ("svg",), footer=footer)
+    assert calls == [("t", "s")]
+    assert json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["footer"] == "Sources: s · Figure t"
 
 
 def test_every_theme_has_one_colour():

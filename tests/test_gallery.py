@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import PY, ROOT
 
-from analysis.book import figures
+from analysis.plot import figures
 
 STAGE = ROOT / "_build" / "book"
 BUILT = ROOT / "_build" / "html" / ".built"

@@ -57,6 +57,16 @@ def _write_rows(path: Path, rows: list[dict[str, str]]) -> None:
     intake.write_table(path, list(rows[0].keys()), rows)
 
 
+@pytest.fixture(autouse=True)
+def _data_owners() -> None:
+    """accept validates the merged copy in this process: the packages owning data files registered, as the
+    command line registers them."""
+    from analysis.book.cli import data_owners
+    from analysis.data import validate
+
+    validate.use_owners(data_owners())
+
+
 @pytest.fixture
 def world(tmp_path: Path, seeds: Path) -> dict[str, Path]:
     """Copies of the seed folder (plus a new file: three new records and one exact duplicate) and of data/."""
@@ -153,9 +163,14 @@ def test_a_new_seed_file_from_validation_to_the_tables(world: dict[str, Path]) -
     assert _rows(world["review"] / intake.SOURCES_FILE)[0]["citekey"] == dup_key
 
     # 3. a person reviews and accepts; the merge is validated like any data
+    # (through the command line, as make accept runs it: it registers the packages owning data files, and
+    # the merged copy is validated in that process)
     accepted = _review_as_a_person(world)
-    out = intake.accept(world["review"], world["data"], world["seeds"])
-    assert f"accepted {len(accepted)} paper row(s) and {len(accepted)} claim(s)" in out[0]
+    proc = subprocess.run([sys.executable, "-m", "analysis", "accept", "--review", str(world["review"]),
+                           "--seeds", str(world["seeds"])], cwd=ROOT, env=_env(world), capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"accepted {len(accepted)} paper row(s) and {len(accepted)} claim(s)" in proc.stdout
     after = _rows(world["data"] / "papers.csv")
     assert len(after) == len(table) + len(accepted)
     assert next(r for r in after if r["citekey"] == dup_key)["source_records"].endswith(f";{NEW_FILE}#4")

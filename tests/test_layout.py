@@ -4,10 +4,10 @@
 |--------|------------------------------------------------------------------|
 | data   | nothing else of the package                                      |
 | models | data                                                             |
-| themes | data, models, the figure helper analysis.book.figures            |
+| plot   | data, models (the figure style and files; nothing of the book)   |
+| themes | data, models, plot                                               |
 | audit  | data, models                                                     |
-| book   | anything; imported only by the command line, the notebooks and   |
-|        | (analysis.book.figures only) the themes                          |
+| book   | anything; imported only by the command line and the notebooks    |
 
 The rules are written here, independently of the code; the import graph comes from an AST walk
 (analysis.book.imports), which the synthetic cases below check can see each kind of import.
@@ -16,6 +16,9 @@ The rules are written here, independently of the code; the import graph comes fr
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,15 +27,15 @@ from analysis.book.imports import imports, module_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "analysis"
-LAYERS = ("data", "models", "themes", "audit", "book")
+LAYERS = ("data", "models", "plot", "themes", "audit", "book")
 ALLOWED = {
     "data": {"data"},
     "models": {"data", "models"},
-    "themes": {"data", "models"},
+    "plot": {"data", "models", "plot"},
+    "themes": {"data", "models", "plot"},
     "audit": {"data", "models", "audit"},
     "book": set(LAYERS),
 }
-FIGURE_HELPER = "analysis.book.figures"
 # what the formulas of the models layer must not touch (file I/O)
 IO_NAMES = {"open", "Path", "read_csv", "read_yaml", "read_text", "write_text", "read_bytes", "write_bytes",
             "to_csv", "savefig", "mkdir", "unlink"}
@@ -72,7 +75,7 @@ def violations(module: str, imported: set[str]) -> list[str]:
             if target != pkg and module != pkg:
                 out.append(f"{module} imports another theme, {target}")
             continue
-        if dst in ALLOWED[src] or (src == "themes" and target in (FIGURE_HELPER, "analysis.book")):
+        if dst in ALLOWED[src]:
             continue
         out.append(f"{module} ({src}) imports {target} ({dst})")
     return out
@@ -98,13 +101,21 @@ def test_imports_follow_the_layer_table(graph):
     assert not found, "\n".join(found)
 
 
-def test_only_the_cli_notebooks_and_figure_calls_import_the_book(graph):
-    users = {m for m, imported in graph.items() for t in imported
-             if layer(t) == "book" and layer(m) != "book"}
-    themes_using_figures = {m for m in users if layer(m) == "themes"}
-    assert users - themes_using_figures <= {"analysis.__main__"}
-    for m in themes_using_figures:
-        assert {t for t in graph[m] if layer(t) == "book"} <= {FIGURE_HELPER, "analysis.book"}, m
+def test_only_the_cli_imports_the_book(graph):
+    users = {m for m, imported in graph.items() for t in imported if layer(t) == "book" and layer(m) != "book"}
+    assert users <= {"analysis.__main__"}, users
+
+
+def test_the_figure_helper_loads_without_the_book():
+    """Issue 37: a notebook or theme that draws a figure imports no module of the book (no Sphinx extension,
+    no pybtex, no publishing code), and the mathtext rule comes with the figure helper itself."""
+    code = ("import sys, analysis.plot.figures as f, matplotlib.text as t; "
+            "print(sorted(m for m in sys.modules if m.startswith(('analysis.book', 'pybtex', 'sphinx')))); "
+            "print(t.Text.set_text is f._set_text_literal_dollars)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120).stdout.split("\n")
+    assert out[0] == "[]", out[0]
+    assert out[1] == "True"
 
 
 def test_no_import_circles(graph):
@@ -139,6 +150,34 @@ def test_models_do_no_file_io():
         assert not (bad | plain), f"{path.relative_to(ROOT)} imports {sorted(bad | plain)}"
 
 
+# Issue 35 rewrites the corpus intake's plan and accept and the claim candidates: until it lands they are the
+# only functions of the package allowed over the limit (a function that has since shrunk is refused here too)
+LONG_FUNCTIONS_ALLOWED = {"analysis/data/intake.py": {"plan", "accept"},
+                          "analysis/data/claim_candidates.py": {"candidates"}}
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_function_is_over_60_lines():
+    """Issue 37: a function a reader can hold at once (its signature, docstring and body; nested ones count
+    within their parent and again on their own)."""
+    long, still_long = [], set()
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n <= MAX_FUNCTION_LINES:
+                    continue
+                if node.name in LONG_FUNCTIONS_ALLOWED.get(rel, set()):
+                    still_long.add((rel, node.name))
+                else:
+                    long.append(f"{rel}:{node.lineno} {node.name}: {n} lines")
+    assert not long, long
+    allowed = {(f, n) for f, names in LONG_FUNCTIONS_ALLOWED.items() for n in names}
+    assert still_long == allowed, f"no longer over {MAX_FUNCTION_LINES} lines: drop from the allow-list: " \
+                                  f"{sorted(allowed - still_long)}"
+
+
 def test_no_module_is_over_500_lines():
     long = {str(p.relative_to(ROOT)): n for p in PKG.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
@@ -154,6 +193,10 @@ def test_no_module_is_over_500_lines():
     ("analysis.audit.serving", "from analysis.book.runner import execute\n", "analysis.book.runner"),
     ("analysis.themes.nas", "from analysis.themes.sustainability import load_epoch\n", "another theme"),
     ("analysis.themes.nas", "from ..book import build\n", "analysis.book.build"),
+    ("analysis.themes.nas", "from analysis.book import figures\n", "analysis.book.figures"),
+    ("analysis.plot.figures", "def f():\n    from analysis.book import publish\n", "analysis.book.publish"),
+    ("analysis.plot.figures", "from analysis.themes import nas\n", "analysis.themes.nas"),
+    ("analysis.audit.nas", "from analysis.plot import figures\n", "analysis.plot.figures"),
 ])
 def test_a_forbidden_import_is_reported(module, source, expected):
     found = violations(module, edges(module, source, False))
@@ -161,7 +204,8 @@ def test_a_forbidden_import_is_reported(module, source, expected):
 
 
 @pytest.mark.parametrize(("module", "source"), [
-    ("analysis.themes.nas", "from analysis.book import figures\nfrom analysis import models\n"),
+    ("analysis.themes.nas", "from analysis.plot import figures\nfrom analysis import models\n"),
+    ("analysis.plot.figures", "from analysis.data.paths import figures_dir\nfrom analysis.models import base\n"),
     ("analysis.audit.nas", "from analysis.audit.registry import check\nfrom analysis.data import hardware\n"),
     ("analysis.book.build", "from analysis.themes import serving\n"),
 ])

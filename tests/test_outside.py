@@ -180,10 +180,10 @@ def test_outside_entry_types_follow_the_version_cited(bib, works):
 def test_figure_labels_use_the_bibliography_suffixes():
     # a corpus label shared with an outside work gets a suffix in the text, the bibliography and
     # the figure footers alike
-    from analysis.book import figures
+    from analysis.book import footer
 
-    figures._paper_labels.cache_clear()
-    labels = figures._paper_labels()
+    footer._paper_labels.cache_clear()
+    labels = footer._paper_labels()
     suffixes = bibliography.all_suffixes()
     for key, label in labels.items():
         assert label.endswith(suffixes.get(key, "")), key

@@ -148,7 +148,8 @@ def test_book_cite_block_comes_from_the_citation_file():
 
 TALK = """
 import sys
-from analysis.book import figures
+import analysis.book.footer  # registers the talk footer's maker with the figure helper
+from analysis.plot import figures
 
 fig, ax = figures.new()
 ax.plot([1, 2, 3], [1, 4, 9], label="a")

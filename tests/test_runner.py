@@ -127,7 +127,7 @@ def test_package_modules_follow_imports_transitively(tmp_path: Path):
     md.write_text(NB_FRONT_MATTER + """
 ```{code-cell} ipython3
 %matplotlib inline
-from analysis.book import figures
+from analysis.plot import figures
 ```
 
 ```{code-cell} ipython3
@@ -140,7 +140,7 @@ def later():
     names = {p.relative_to(ROOT).as_posix() for p in runner.package_modules(runner._read(md))}
     # serving imports models (the package, hence its modules); figures imports paths; the runner
     # and the package's __init__ always count
-    assert {"analysis/book/figures.py", "analysis/themes/serving.py", "analysis/models/__init__.py",
+    assert {"analysis/plot/figures.py", "analysis/themes/serving.py", "analysis/models/__init__.py",
             "analysis/models/roofline.py", "analysis/data/paths.py", "analysis/book/runner.py",
             "analysis/__init__.py", "analysis/themes/__init__.py"} <= names
     assert not names & {"analysis/book/build.py", "analysis/book/gallery.py", "analysis/themes/nas.py",
@@ -386,3 +386,20 @@ def test_two_runs_with_one_name_get_two_folders(tmp_path: Path):
     assert sorted(p.name for p in out.parent.iterdir()) == [out.name, out.name + "-2"]  # no partial left
     with pytest.raises(runner.ParameterError, match="exists already"):
         runner.run_into(md, out, {})
+
+
+@pytest.mark.parametrize(("argv", "allowed"), [
+    (["params", "serving-cost-per-mtok"], {"jupytext"}),  # reads the notebook: jupytext, nothing to run it
+    (["url"], set()),
+    (["citation"], set()),
+])
+def test_each_command_imports_only_what_it_needs(argv: list[str], allowed: set[str]):
+    """Issue 37: one function per command, each importing its own needs: listing a notebook's parameters or
+    checking the URL loads no pandas, pandera, matplotlib or papermill (make calls these on every build)."""
+    heavy = {"pandas", "pandera", "matplotlib", "seaborn", "papermill", "jupytext", "nbclient"}
+    code = ("import sys, contextlib, io\nfrom analysis.book import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    rc = cli.main(sys.argv[1:])\n"
+            f"print(rc, sorted({{m.split('.')[0] for m in sys.modules}} & set({sorted(heavy)!r})))")
+    proc = subprocess.run([str(PY), "-c", code, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.strip() == f"0 {sorted(allowed)}", proc.stdout + proc.stderr

@@ -1,4 +1,4 @@
-"""Unit tests of analysis.serving. Expected values are worked out by hand from published figures."""
+"""Unit tests of analysis.themes.serving. Expected values are worked out by hand from published figures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unit tests of analysis.sustainability. Expected values are worked by hand in the comments."""
+"""Unit tests of analysis.themes.sustainability. Expected values are worked by hand in the comments."""
 
 from __future__ import annotations
 

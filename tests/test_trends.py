@@ -1,4 +1,4 @@
-"""Unit tests of analysis.trends (growth factor per year). Expected values are worked by hand."""
+"""Unit tests of analysis.models.trends (growth factor per year). Expected values are worked by hand."""
 
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ def _talk_figures() -> None:
     it was made from and the book URL its footer names are unchanged; a stale one is not offered.
     """
     from analysis.book import figure_files, publish
-    from analysis.book.figures import registry
+    from analysis.plot.figures import registry
 
     url = publish.book_url()
     entries = registry(STAGE / "figures")
@@ -149,7 +149,7 @@ def _publishing() -> None:
     og = extra / "og"  # sharing-card images (absolute URLs only exist for a published build)
     thumbs = STAGE / "figures" / "thumbs"
     if url:
-        from analysis.book.figures import registry, thumbnail
+        from analysis.plot.figures import registry, thumbnail
 
         for e in registry(STAGE / "figures"):  # made with the PDFs (make publish); any missing, here
             if not (thumbs / f"{e['id']}.png").exists():
@@ -210,7 +210,7 @@ def build(builder: str, dest: Path, builder_args: list[str] | None = None) -> in
     # checkout where the venv was made (a moved checkout would run another one, or none)
     cmd = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
            "build", str(STAGE), "--builder", builder, "-n", "-W", "--keep-going", *(builder_args or [])]
-    # the book's Sphinx extension (analysis.sphinx_speedups) is imported from this checkout
+    # the book's Sphinx extension (analysis.book.sphinx_speedups) is imported from this checkout
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     try:
         code = _sphinx(cmd, {**os.environ, "PYTHONPATH": path})

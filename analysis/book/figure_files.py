@@ -1,6 +1,6 @@
 """A figure's files beyond what the HTML shows: its PDF and its talk version, made from the kept figure.
 
-A notebook draws each figure once and keeps it (``figure-src/<id>.pickle``, :func:`figures.keep_source`).
+A notebook draws each figure once and keeps it (``figure-src/<id>.pickle``, :func:`analysis.plot.figures.keep_source`).
 This module loads those kept figures, in a pool of one process per core, and writes
 
 - the book style's PDF (``<figures>/<id>.pdf``) and, for a published build, the 360 px sharing-card
@@ -53,7 +53,7 @@ def to_talk(fig: Any) -> None:
     from matplotlib.collections import Collection
     from matplotlib.lines import Line2D
 
-    from analysis.book.figures import STYLES as SIZES
+    from analysis.plot.figures import STYLES as SIZES
 
     book, talk = SIZES["book"], SIZES["talk"]
     k_font, k_line, k_marker = talk["font"] / book["font"], talk["line"] / book["line"], talk["marker"] / book["marker"]
@@ -98,7 +98,8 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
 
     os.environ["ANALYSIS_BOOK_URL"] = url  # the talk footer names it
     os.environ["ANALYSIS_STYLE"] = "book"
-    from analysis.book import figures
+    from analysis.book import footer
+    from analysis.plot import figures
 
     src, out = Path(src_s), Path(out_s)
     entry = json.loads(Path(entry_s).read_text(encoding="utf-8"))
@@ -112,7 +113,7 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
             to_talk(fig)
             talk = {**entry, "style": "talk", "source_sha256": digest(Path(entry_s).parent, entry["id"]),
                     "book_url": url}
-            figures.write_files(fig, out, talk, formats)
+            figures.write_files(fig, out, talk, formats, footer=footer.add_footer)
         else:
             figures.write_files(fig, out, entry, formats, write_entry=False)
             if url:  # the sharing card of a published page
@@ -132,7 +133,7 @@ def render(style: str, figures_dir: Path, talk_dir: Path, url: str, jobs: int | 
            ids: Sequence[str] | None = None, talk_formats: Sequence[str] = FORMATS) -> list[str]:
     """Make the files of `style` ("book": PDFs; "talk": talk versions in `talk_formats`; "all": both) for
     every kept figure of `figures_dir` (or only `ids`) whose files are not current. Returns the ids made."""
-    from analysis.book.figures import registry, source_dir
+    from analysis.plot.figures import registry, source_dir
 
     check_style(style)
     styles = STYLES if style == "all" else (style,)

@@ -20,9 +20,9 @@ from typing import Any
 import yaml
 
 from analysis.book import publish
-from analysis.book.figures import GALLERY_WIDTH_PX, gallery_image, registry  # noqa: F401 (re-exported)
 from analysis.data.markup import md_text
 from analysis.data.paths import ROOT, STAGE
+from analysis.plot.figures import GALLERY_WIDTH_PX, gallery_image, registry  # noqa: F401 (re-exported)
 
 # A figure drawn from more papers than this (the claims ledger's figures) names how many and links its
 # metadata file with the list, rather than citing each: at ten times the corpus the cited lists alone

@@ -11,8 +11,6 @@ from pathlib import Path
 
 from analysis.data.paths import ROOT
 
-PACKAGE = ROOT / "analysis"
-
 
 def module_file(name: str) -> Path | None:
     """The file of module `name` ("analysis.data.hardware" → analysis/data/hardware.py, a

@@ -61,7 +61,7 @@ def in_worker_thread(run: Any, managers: list[Any]) -> None:
     nbclient replaces this process's SIGINT/SIGTERM handling while it executes in the main
     thread (it schedules a graceful kernel shutdown and carries on waiting for the cell's
     reply); in a worker thread it cannot. Here an interrupt (KeyboardInterrupt, which
-    analysis.interrupt also raises for SIGTERM and SIGHUP) kills the kernel at once; papermill
+    analysis.book.interrupt also raises for SIGTERM and SIGHUP) kills the kernel at once; papermill
     then stops with a dead kernel, and the interrupt is raised again once it has.
     """
     import threading

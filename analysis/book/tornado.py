@@ -1,6 +1,6 @@
 """Draw a one-at-a-time tornado (:func:`analysis.models.uncertainty.tornado_of`) on a figure's axes.
 
-The notebooks make the figure with :mod:`analysis.book.figures` (``figures.new``, ``figures.save``); this module
+The notebooks make the figure with :mod:`analysis.plot.figures` (``figures.new``, ``figures.save``); this module
 only draws the bars, one per ranged input, so every tornado of the book looks the same: the input at the low end
 of its documented range in light blue, at the high end in dark red, the model's central value as a vertical line,
 and each bar labelled with the input's range.

@@ -34,8 +34,6 @@ import io
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -441,15 +439,13 @@ def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path
         pending = Path(tmp) / "pending.txt"
         pending.write_text("\n".join(r["fingerprint"] for r in rp if r["review"] != "accept") + "\n",
                            encoding="utf-8")
-        env = {**os.environ, "ANALYSIS_DATA_DIR": str(staged), "SEEDS_DIR": str(seeds), "PYTHONPATH": str(ROOT),
-               "ANALYSIS_PENDING_FINGERPRINTS": str(pending)}
-        env.pop("ANALYSIS_READS_FILE", None)
-        proc = subprocess.run([sys.executable, "-m", "analysis", "validate"], cwd=ROOT, env=env,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            text = (proc.stderr.strip() or proc.stdout.strip()).replace(str(staged), "data")
+        from analysis.data import validate
+
+        try:  # in this process, against the staged copy (the themes' and audit's files as the CLI registered)
+            validate.validate_folder(staged, seeds=seeds, pending=pending)
+        except DataError as exc:
             raise DataError("the accepted rows do not validate with the rest of data/ (nothing was changed):\n"
-                            + text)
+                            f"error: {str(exc).replace(str(staged), 'data')}") from None
         # the review files keep what is still to decide; they change with data/, in one commit
         done_p = {i for i, _ in new_p}
         rev = Path(tmp) / "review"

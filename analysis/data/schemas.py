@@ -62,8 +62,6 @@ HARDWARE = pa.DataFrameSchema(
     ordered=False,
 )
 
-THEME_IDS: list[str] = []  # filled from data/themes.yml by analysis.papers
-
 PAPERS = pa.DataFrameSchema(
     {
         "citekey": pa.Column(str, unique=True, checks=pa.Check.str_matches(CITEKEY)),

@@ -1,7 +1,7 @@
 """Load the CSV and YAML files of data/ with schema validation.
 
-Each CSV has a pandera schema in :mod:`analysis.schemas`. A file that fails raises
-:class:`analysis.paths.DataError` whose message names the file, the row (the line
+Each CSV has a pandera schema in :mod:`analysis.data.schemas`. A file that fails raises
+:class:`analysis.data.paths.DataError` whose message names the file, the row (the line
 number in the file, header = line 1) and the column of every failure.
 """
 
@@ -177,11 +177,25 @@ def _check_yaml_text(path: Path, node: Any) -> None:
     finite (``.inf``, ``.nan``, ``1e400``), a key given twice in one mapping (the last would silently win), and
     a document that would expand, aliases resolved, to more than :data:`MAX_EXPANDED_NODES` nodes. Each node is
     visited once, however often aliases name it."""
+    _check_yaml_nodes(path, node)
+    _check_yaml_size(path, node)
 
-    def where(n: Any) -> str:
-        m = n.start_mark
-        return f"{path}: line {m.line + 1}, column {m.column + 1}"
 
+def _yaml_where(path: Path, n: Any) -> str:
+    m = n.start_mark
+    return f"{path}: line {m.line + 1}, column {m.column + 1}"
+
+
+def _yaml_kids(n: Any) -> list[Any]:
+    if isinstance(n, yaml.SequenceNode):
+        return list(n.value)
+    if isinstance(n, yaml.MappingNode):
+        return [x for kv in n.value for x in kv]
+    return []
+
+
+def _check_yaml_nodes(path: Path, node: Any) -> None:
+    """Each node once: the characters and numbers of its scalars, the keys of its mappings."""
     todo = [node]
     seen: set[int] = set()
     while todo:
@@ -192,9 +206,9 @@ def _check_yaml_text(path: Path, node: Any) -> None:
         if isinstance(n, yaml.ScalarNode):
             why = forbidden_char(str(n.value))
             if why:
-                raise DataError(f"{where(n)}: {why}")
+                raise DataError(f"{_yaml_where(path, n)}: {why}")
             if n.tag == _FLOAT_TAG and not _yaml_float_finite(str(n.value)):
-                raise DataError(f"{where(n)}: not a finite number ({n.value!r})")
+                raise DataError(f"{_yaml_where(path, n)}: not a finite number ({n.value!r})")
         elif isinstance(n, yaml.SequenceNode):
             todo.extend(n.value)
         elif isinstance(n, yaml.MappingNode):
@@ -203,17 +217,13 @@ def _check_yaml_text(path: Path, node: Any) -> None:
                 if isinstance(k, yaml.ScalarNode):
                     if k.value in keys:
                         first = keys[k.value].start_mark.line + 1
-                        raise DataError(f"{where(k)}: key {k.value!r} given twice (first at line {first})")
+                        raise DataError(f"{_yaml_where(path, k)}: key {k.value!r} given twice (first at line {first})")
                     keys[k.value] = k
                 todo.extend([k, v])
-    # the size of each node with aliases expanded, children before parents (post-order, each node once)
-    def kids(n: Any) -> list[Any]:
-        if isinstance(n, yaml.SequenceNode):
-            return list(n.value)
-        if isinstance(n, yaml.MappingNode):
-            return [x for kv in n.value for x in kv]
-        return []
 
+
+def _check_yaml_size(path: Path, node: Any) -> None:
+    """The size of each node with aliases expanded, children before parents (post-order, each node once)."""
     size: dict[int, int] = {}
     open_: set[int] = set()  # entered, not yet sized: a child among them is a node that contains itself
     stack: list[tuple[Any, bool]] = [(node, False)] if node is not None else []
@@ -223,13 +233,13 @@ def _check_yaml_text(path: Path, node: Any) -> None:
             continue
         if not ready:
             if id(n) in open_:
-                raise DataError(f"{where(n)}: a node that contains itself through an alias (refused)")
+                raise DataError(f"{_yaml_where(path, n)}: a node that contains itself through an alias (refused)")
             open_.add(id(n))
             stack.append((n, True))
-            stack.extend((k, False) for k in kids(n) if id(k) not in size)
+            stack.extend((k, False) for k in _yaml_kids(n) if id(k) not in size)
             continue
         open_.discard(id(n))
-        size[id(n)] = 1 + sum(size[id(k)] for k in kids(n))
+        size[id(n)] = 1 + sum(size[id(k)] for k in _yaml_kids(n))
         if size[id(n)] > MAX_EXPANDED_NODES:
-            raise DataError(f"{where(n)}: expands to more than {MAX_EXPANDED_NODES:,} nodes through aliases "
-                            "(refused: an alias bomb)")
+            raise DataError(f"{_yaml_where(path, n)}: expands to more than {MAX_EXPANDED_NODES:,} nodes through "
+                            "aliases (refused: an alias bomb)")

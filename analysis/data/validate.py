@@ -9,12 +9,15 @@ be covered by one of the two.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from types import ModuleType
 
+from analysis.data import paths
 from analysis.data.paths import DATA, DataError
 
 
@@ -88,19 +91,74 @@ CHECKS: dict[str, Callable[[], str]] = {
 IGNORED = {"README.md"}
 
 
+def declares_data_files(source: str) -> bool:
+    """Whether a module's source assigns ``DATA_FILES`` at its top level (read, not run)."""
+    for node in ast.parse(source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == "DATA_FILES" for t in targets):
+            return True
+    return False
+
+
+def data_owners(packages: Iterable[ModuleType]) -> Iterator[ModuleType]:
+    """The modules of `packages` that declare ``DATA_FILES``, found by reading their source: only those are
+    imported, so validation never imports a module that draws figures (matplotlib) for nothing."""
+    for pkg in packages:
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            path = Path(pkg.__path__[0]) / f"{info.name}.py"
+            if info.name.startswith("_") or not path.is_file():
+                continue
+            if declares_data_files(path.read_text(encoding="utf-8")):
+                yield importlib.import_module(f"{pkg.__name__}.{info.name}")
+
+
 def all_checks(packages: Iterable[ModuleType] = ()) -> dict[str, Callable[[], str]]:
     """CHECKS plus the DATA_FILES that the modules of `packages` declare."""
     out = dict(CHECKS)
-    for pkg in packages:
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            if info.name.startswith("_"):
-                continue
-            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
-            for name, fn in getattr(mod, "DATA_FILES", {}).items():
-                if name in out:
-                    raise ValueError(f"data/{name} is declared twice ({mod.__name__})")
-                out[name] = fn
+    for mod in data_owners(packages):
+        for name, fn in mod.DATA_FILES.items():
+            if name in out:
+                raise ValueError(f"data/{name} is declared twice ({mod.__name__})")
+            out[name] = fn
     return out
+
+
+# The packages whose modules own data files (the themes, the audit): this layer cannot import them, so the
+# layer that can (the command line, analysis.book.cli) hands them over once, for the validations that run
+# inside the data layer (make accept's check of the merged copy, validate_folder).
+_OWNERS: list[ModuleType] = []
+
+
+def use_owners(packages: Iterable[ModuleType]) -> None:
+    """Register the packages whose modules declare DATA_FILES (see :func:`validate_folder`)."""
+    _OWNERS[:] = list(packages)
+
+
+def import_loaders(packages: Iterable[ModuleType]) -> None:
+    """Import every module validation reads data with (the core loaders, the owners of data files in
+    `packages`), so that none is first imported while :func:`analysis.data.paths.data_folder` moves DATA."""
+    all_checks(packages)
+    for name in ("assumptions", "claims", "corpus", "hardware", "outside", "papers", "second_coding"):
+        importlib.import_module(f"analysis.data.{name}")
+
+
+def validate_folder(folder: Path, packages: Iterable[ModuleType] | None = None, *, seeds: Path | None = None,
+                    pending: Path | None = None) -> list[str]:
+    """Validate the data folder `folder` (a staged copy of data/) in this process, as ``python -m analysis
+    validate`` with ``ANALYSIS_DATA_DIR=folder`` would: the core files and those the modules of `packages`
+    (default: the registered ones, :func:`use_owners`) declare, against the seed folder `seeds`; the papers
+    whose fingerprints the file `pending` lists may still lack their row. Raises DataError naming `folder`'s
+    file, row and column."""
+    owners = list(_OWNERS if packages is None else packages)
+    if not owners:
+        raise ValueError("validate_folder: no packages that own data files were given or registered "
+                         "(analysis.book.cli registers the themes and the audit: validate.use_owners)")
+    import_loaders(owners)
+    env = {"SEEDS_DIR": str(seeds)} if seeds else {}
+    if pending:
+        env["ANALYSIS_PENDING_FINGERPRINTS"] = str(pending)
+    with paths.data_folder(folder, **env):
+        return list(validate_all(owners))
 
 
 def validate_all(packages: Iterable[ModuleType] = ()) -> Iterator[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.book import figures
 from analysis.data import hardware as hw
+from analysis.plot import figures
 
 
 def flow_diagram(*, n_records: int, n_duplicates: int, n_papers: int, n_identified: int,

@@ -129,7 +129,7 @@ _EXPLORER_JS = """function (settings) {
 
 
 def _cell(text: object) -> str:
-    """Data text as a literal MyST table cell (see analysis.markup)."""
+    """Data text as a literal MyST table cell (see analysis.data.markup)."""
     return md_text("" if text is None or (isinstance(text, float) and pd.isna(text)) else text)
 
 

@@ -77,7 +77,6 @@ def summarise(h: pd.DataFrame, by: str | None = None, *, n_boot: int = 2000, see
     return s.sort_values("median_x", ascending=False).reset_index(drop=True)
 
 
-REPORTED_FIELDS = ["hardware", "precision", "baseline"]
 REPORTED_COLUMNS = ["hardware", "named part", "precision", "baseline"]
 GENERIC_HARDWARE = {"GPU", "CPU", "FPGA", "NPU", "TPU", "ASIC"}
 

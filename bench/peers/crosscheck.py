@@ -24,11 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
-
-from analysis.models.memory import kv_cache_bytes, training_bytes_per_param  # noqa: E402
-from analysis.models.roofline import decode_step_seconds  # noqa: E402
-
-from llm_analysis.analysis import DSZeRO, ActivationRecomputation, LLMAnalysis  # noqa: E402
+from codecarbon.core.emissions import Emissions  # noqa: E402
+from codecarbon.core.units import Energy  # noqa: E402
+from codecarbon.external.geography import GeoMetadata  # noqa: E402
+from codecarbon.input import DataSource  # noqa: E402
+from llm_analysis.analysis import ActivationRecomputation, DSZeRO, LLMAnalysis  # noqa: E402
 from llm_analysis.config import (  # noqa: E402
     ParallelismConfig,
     get_dtype_config_by_name,
@@ -37,10 +37,8 @@ from llm_analysis.config import (  # noqa: E402
 )
 from llm_analysis.logger import logger as la_logger  # noqa: E402
 
-from codecarbon.core.emissions import Emissions  # noqa: E402
-from codecarbon.core.units import Energy  # noqa: E402
-from codecarbon.external.geography import GeoMetadata  # noqa: E402
-from codecarbon.input import DataSource  # noqa: E402
+from analysis.models.memory import kv_cache_bytes, training_bytes_per_param  # noqa: E402
+from analysis.models.roofline import decode_step_seconds  # noqa: E402
 
 la_logger.setLevel(logging.ERROR)
 logging.getLogger("codecarbon").setLevel(logging.ERROR)
@@ -164,10 +162,10 @@ def check_decode():
                       if tp > 1 else "")
             common = (f"Both: memory-bound roofline, efficiencies 1.0 (flops_efficiency, hbm_memory_efficiency, "
                       f"intra/inter-node set to 1.0), peer's params ({params / 1e9:.2f}e9) and GPU spec fed to ours"
-                      f"{' (ours: TP group as one device with ' + str(tp) + 'x bandwidth and peak)' if tp > 1 else ''}. "
-                      f"Residual peer-only terms: per-layer activation and norm traffic "
-                      f"(get_latency_fwd_per_layer_attn/_mlp/_layernorm), logits compute added on top "
-                      f"(get_latency_fwd_output_embedding_loss), per-module max(compute, memory) summed.")
+                      + (f" (ours: TP group as one device with {tp}x bandwidth and peak)" if tp > 1 else "") + ". "
+                      "Residual peer-only terms: per-layer activation and norm traffic "
+                      "(get_latency_fwd_per_layer_attn/_mlp/_layernorm), logits compute added on top "
+                      "(get_latency_fwd_output_embedding_loss), per-module max(compute, memory) summed.")
             add("b_decode_step", cfg, "decode step time, ours as the project uses it", "ms",
                 ours * 1e3, theirs * 1e3,
                 f"Different convention: the peer reads the KV cache TWICE per step ({LA} "
@@ -197,7 +195,8 @@ def peer_train_state_bytes(a: LLMAnalysis, zero: DSZeRO) -> tuple[float, str]:
         return s["(weight+op_state+grad)_memory_per_gpu"], "peer value from LLMAnalysis.training()"
     except AssertionError:
         L = a.model_config.num_layers
-        w = a.get_weight_memory_per_layer(zero) * L + a.get_memory_embedding(zero) + a.get_weight_memory_last_layernorm(zero)
+        w = (a.get_weight_memory_per_layer(zero) * L + a.get_memory_embedding(zero)
+             + a.get_weight_memory_last_layernorm(zero))
         o1, g1 = a.get_memory_optimizer_state_and_gradient_per_layer(4, None, zero)
         o2, g2 = a.get_memory_optimizer_state_and_gradient_embedding(4, None, zero)
         o3, g3 = a.get_memory_optimizer_state_and_gradient_last_layernorm(4, None, zero)

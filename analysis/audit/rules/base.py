@@ -220,11 +220,6 @@ def says_one_device(c: Claim) -> bool:
     return bool(_ONE_DEVICE.search(c.evidence))
 
 
-def precision_of(c: Claim) -> str:
-    """The claim's number format in the models' spelling ('int4', 'fp8', ...), or ''."""
-    return c.precision.lower()
-
-
 # --- candidates and checks --------------------------------------------------------------------------
 
 @dataclass

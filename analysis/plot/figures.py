@@ -3,25 +3,25 @@
 Every figure is made with :func:`new` and saved with :func:`save`. A notebook writes what the HTML
 book shows: ``<id>.svg``, ``<id>.png`` (300 dpi) and ``<id>.json`` (the figure's registry entry:
 title, caption, alt text, sources, notebook, parameters, data files) into
-:func:`analysis.paths.figures_dir`, and keeps the drawn figure (``figure-src/<id>.pickle``). The
+:func:`analysis.data.paths.figures_dir`, and keeps the drawn figure (``figure-src/<id>.pickle``). The
 PDF and the talk version are made from that kept figure on request (:mod:`analysis.book.figure_files`;
 ``make figures``, ``make publish``). Files are byte-reproducible: fixed ``svg.hashsalt``, no dates or
 software tags in the metadata.
 
 The talk style (16:9, larger type, thicker lines, same palette) carries a one-line footer inside the
-image (SVG text with id ``figure-footer``, also in the files' metadata and the registry
-entry's ``footer``): its sources, the licence, the book's short URL ("local build" without a
-configured BOOK_URL) and the figure id, so a pasted slide keeps its attribution. ``ANALYSIS_STYLE=talk``
-makes :func:`new` and :func:`save` draw and write a figure in that style directly.
+image (SVG text with id ``figure-footer``, also in the files' metadata and the registry entry's
+``footer``): its sources, the licence, the book's short URL and the figure id. Its words come from the
+book layer (:mod:`analysis.book.footer`), which this module does not import: the caller passes the
+footer maker to :func:`write_files`, or importing :mod:`analysis.book.footer` registers it
+(:func:`use_footer`) for ``ANALYSIS_STYLE=talk``, which makes :func:`new` and :func:`save` draw and write a
+figure in that style directly.
 """
-
 from __future__ import annotations
 
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +145,16 @@ def _set_text_literal_dollars(self: Any, s: Any) -> None:
 
 
 matplotlib.text.Text.set_text = _set_text_literal_dollars  # type: ignore[method-assign]
+
+
+# (figure, figure id, citekeys, source note) -> (the footer's text, the files' attribution metadata: Rights, Source)
+FooterMaker = Callable[[Any, str, Sequence[str], str], tuple[str, dict[str, str]]]
+_footer: list[FooterMaker] = []
+
+
+def use_footer(make: FooterMaker) -> None:
+    """Register the talk footer's maker (:func:`analysis.book.footer.add_footer` registers itself on import)."""
+    _footer[:] = [make]
 
 
 def use_style() -> None:
@@ -275,10 +285,11 @@ def keep_source(fig: plt.Figure, fig_id: str, figures: Path) -> Path:
 
 
 def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequence[str],
-                write_entry: bool = True) -> None:
+                write_entry: bool = True, footer: FooterMaker | None = None) -> None:
     """Write `fig` as `formats` (svg, png at 300 dpi, pdf) plus its registry entry into `out`, in the
-    style `entry["style"]` names (a talk figure gets its footer first). Byte-reproducible; each file is
-    written under a temporary name and renamed, so an interrupted write leaves no half-written file."""
+    style `entry["style"]` names (a talk figure gets its footer first, drawn by `footer` or the registered
+    maker, see :func:`use_footer`). Byte-reproducible; each file is written under a temporary name and
+    renamed, so an interrupted write leaves no half-written file."""
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     fig_id, title = entry["id"], entry["title"]
     svg_meta: dict[str, Any] = {"Date": None, "Creator": None}
@@ -286,12 +297,16 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
     pdf_meta: dict[str, Any] = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
     entry = dict(entry)
     if entry["style"] == "talk":
-        footer, attribution = add_footer(fig, fig_id, entry["sources"], entry["source_note"])
-        svg_meta.update({"Title": title, "Description": footer, "Identifier": fig_id, **attribution})
-        png_meta.update({"Title": title, "Description": footer, "Copyright": attribution["Rights"],
+        make = footer or (_footer[0] if _footer else None)
+        if make is None:
+            raise ValueError(f"figure {fig_id}: a talk figure carries its attribution footer, whose words come "
+                             "from the book: import analysis.book.footer first (make figures STYLE=talk does)")
+        text, attribution = make(fig, fig_id, entry["sources"], entry["source_note"])
+        svg_meta.update({"Title": title, "Description": text, "Identifier": fig_id, **attribution})
+        png_meta.update({"Title": title, "Description": text, "Copyright": attribution["Rights"],
                          "Source": attribution["Source"]})
-        pdf_meta.update({"Title": title, "Subject": footer})
-        entry["footer"] = footer
+        pdf_meta.update({"Title": title, "Subject": text})
+        entry["footer"] = text
     out.mkdir(parents=True, exist_ok=True)
     options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta}, "png": {"dpi": 300, "metadata": png_meta},
                                            "pdf": {"metadata": pdf_meta}}
@@ -305,85 +320,6 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         tmp.replace(path)
-
-
-FOOTER_GID = "figure-footer"
-FOOTER_POINTS = 11
-
-
-@lru_cache(maxsize=1)
-def _paper_labels() -> dict[str, str]:
-    """citekey -> the author-year label the book prints ("Dao et al. 2022", "Wu et al. 2023b")."""
-    from analysis.book import sphinx_speedups
-    from analysis.book.bibliography import all_suffixes, label_author
-    from analysis.data import papers
-
-    sphinx_speedups.memoise_plugins()  # memoised pybtex plugin look-ups (a minute without)
-    df = papers.load()
-    # the suffixes of references.bib, assigned over all its entries (outside-corpus works included)
-    suffix = all_suffixes()
-    return {r["citekey"]: f"{label_author(papers.author_names(r), papers.short_name(r))} {r['year']}"
-                          f"{suffix.get(r['citekey'], '')}" for _, r in df.iterrows()}
-
-
-def _note_parts(note: str) -> list[str]:
-    """A source note split at its top-level "; " (not inside parentheses)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(note):
-        depth += (ch in "([") - (ch in ")]")
-        if ch == ";" and depth == 0:
-            parts.append(note[start:i].strip())
-            start = i + 1
-    parts.append(note[start:].strip())
-    return [x for x in parts if x]
-
-
-def _cut(text: str, length: int) -> str:
-    """`text` cut at the last word boundary before `length` characters, with an ellipsis."""
-    head = text[: length - 1]
-    head = head.rsplit(" ", 1)[0] if " " in head else head
-    return head.rstrip(" ,;(") + "…"
-
-
-def _footer_candidates(labels: list[str], note: str, tail: str) -> Iterator[str]:
-    """Footer texts from the fullest to the shortest: fewer papers named first, then fewer parts of
-    the source note, then the first part cut short."""
-    parts = _note_parts(" ".join(note.split()))
-    notes = ["; ".join(parts[:k]) + (" …" if k < len(parts) else "") for k in range(len(parts), 0, -1)] or [""]
-    notes += [_cut(notes[-1], cut) for cut in (70, 45) if len(notes[-1]) > cut]
-    for short in notes:
-        for shown in range(min(3, len(labels)), -1, -1):
-            if shown == 0 and labels:
-                papers = f"{len(labels)} papers" if len(labels) > 1 else "1 paper"
-            else:
-                rest = len(labels) - shown
-                papers = ", ".join(labels[:shown]) + (f" + {rest} more" if rest else "")
-            yield "Sources: " + "; ".join(x for x in (papers, short) if x) + tail
-
-
-def add_footer(fig: plt.Figure, fig_id: str, sources: Sequence[str], source_note: str) -> tuple[str, dict[str, str]]:
-    """Draw the talk footer below everything in the figure: one line, no wider than the slide.
-
-    Returns the footer text and the attribution metadata (Rights, Source) for the files.
-    """
-    from analysis.book import publish
-
-    meta = publish.book_meta()
-    known = _paper_labels()
-    labels = [known.get(k, k) for k in sources]
-    tail = f" · {meta['licence']} · {publish.short_url(meta['url'])} · Figure {fig_id}"
-    fig.canvas.draw()  # lay the figure out as it will be saved
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    box = fig.get_tightbbox(renderer)
-    w_in, h_in = fig.get_size_inches()
-    text = fig.text(box.x0 / w_in, (box.y0 - 0.12) / h_in, "", ha="left", va="top", fontsize=FOOTER_POINTS,
-                    color="#444444", gid=FOOTER_GID, parse_math=False)
-    room = max(box.width, 0.95 * w_in)  # as wide as the drawing, or nearly the slide's width
-    for candidate in _footer_candidates(labels, source_note, tail):
-        text.set_text(candidate)
-        if text.get_window_extent(renderer).width / fig.dpi <= room:
-            break
-    return text.get_text(), {"Rights": meta["licence"], "Source": meta["url"] or publish.LOCAL}
 
 
 def show(svg: Path, fig_id: str, title: str, alt: str) -> None:
