@@ -70,8 +70,8 @@ def test_an_interrupted_talk_render_is_made_again_with_the_right_footer(tmp_path
     figure_files.render("talk", figs, talk, url="")
     real = figures.write_files
 
-    def interrupted(fig, out, entry, formats, write_entry=True):
-        real(fig, out, entry, ("svg",), write_entry=False)  # the SVG (new footer) lands, then the interrupt
+    def interrupted(fig, out, entry, formats, write_entry=True, **kw):
+        real(fig, out, entry, ("svg",), write_entry=False, **kw)  # the SVG (new footer) lands, then the interrupt
         raise KeyboardInterrupt
 
     monkeypatch.setattr(figures, "write_files", interrupted)
