@@ -314,7 +314,6 @@ DIFFERS_ALLOWED = {
     "griggs2024melange": "version not identified: an early arXiv version (v1 or v2)",
     "huang2024locret": "version not identified: the ICLR 2025 submission text, arXiv v2 differs",
     "liu2024towards": "version not identified: an earlier arXiv version, v3 differs",
-    "cottier2024rising": "version not identified: an earlier arXiv version",
     "kundu2024reinforcement": "version not identified: an early arXiv version, v3 differs",
 }
 
