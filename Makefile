@@ -159,7 +159,7 @@ accept: venv
 	$(PY) -m analysis accept
 
 # generated from the paper table once it has been validated
-references.bib: data/papers.csv $(PKG) | $(BUILD)/validated
+references.bib: data/papers.csv data/outside-corpus.csv $(PKG) | $(BUILD)/validated
 	$(PY) -m analysis bib
 	@touch $@
 

@@ -41,9 +41,9 @@ HEADING_PAYLOAD = ('\n\n## Probe `<img src=x class=xss-probe onerror="window.__x
 AUTHOR_PAYLOAD = (' and Probe, <img src=x class=xss-probe onerror="window.__xss=(window.__xss||0)+1">'
                   '<script>window.__xss=(window.__xss||0)+1</script>')
 # free text in any CSV: appended where the field is not empty
-CSV_TEXT = {"title", "authors", "venue", "version_notes", "system_name", "headline", "summary", "notes", "note",
-            "source", "name", "description", "meaning", "run_name", "subtopic", "technique", "concept", "why_expected",
-            "reason"}
+CSV_TEXT = {"title", "authors", "venue", "version_notes", "later_version", "system_name", "headline", "summary",
+            "notes", "note", "source", "name", "description", "meaning", "run_name", "subtopic", "technique", "concept",
+            "why_expected", "reason"}
 # free text in the YAML files: themes.yml title/scope, assumptions.yml source/note/unit
 YAML_TEXT = {"title", "scope", "source", "note"}
 

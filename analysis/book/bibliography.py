@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.data import outside, papers
-from analysis.data.papers import LATEX_SPECIALS, author_names, short_name
+from analysis.data.papers import LATEX_SPECIALS, arxiv_eprint, author_names, cited_year, short_name
 
 OUTSIDE_NOTE = "Outside the corpus: cited as context, not one of the reviewed papers"
 
@@ -42,7 +42,7 @@ def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
 
     Within a group the order is the bibliography's (authors, year, title).
     """
-    labels = {r["citekey"]: (label_author(author_names(r), short_name(r)), r["year"]) for _, r in df.iterrows()}
+    labels = {r["citekey"]: (label_author(author_names(r), short_name(r)), cited_year(r)) for _, r in df.iterrows()}
     groups: dict[tuple[str, object], list[pd.Series]] = {}
     for _, r in df.iterrows():
         groups.setdefault(labels[r["citekey"]], []).append(r)
@@ -54,7 +54,7 @@ def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
     def order(r: pd.Series) -> tuple:
         names = author_names(r)
         persons = {"author": [Person(s) for s in split_name_list(names)]} if names else {}
-        fields = {"year": str(r["year"]), "title": "{" + latex_escape(str(r["title"])) + "}"}
+        fields = {"year": str(cited_year(r)), "title": "{" + latex_escape(str(r["title"])) + "}"}
         return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
 
     out: dict[str, str] = {}
@@ -77,12 +77,25 @@ def suffix_letters(i: int) -> str:
 
 
 def _later_version_note(row: pd.Series) -> str | None:
-    """For an arXiv version cited while a published version exists."""
-    if row["cited_version"] != "preprint" or row["venue_kind"] == "preprint":
+    """For an arXiv version cited while a published version exists (with its DOI when known: the DOI
+    names that later version, so it is not the entry's own `doi` field)."""
+    if row["cited_version"] != "preprint":
         return None
+    doi = f", https://doi.org/{latex_escape(str(row['doi']))}" if pd.notna(row["doi"]) else ""
+    if row["venue_kind"] == "preprint":
+        return f"A later version: https://doi.org/{latex_escape(str(row['doi']))}" if doi else None
     shown = pd.notna(row["venue_year"]) and str(int(row["venue_year"])) not in str(row["venue"])
     year = f" ({int(row['venue_year'])})" if shown else ""
-    return f"A later version appeared in {latex_escape(str(row['venue']))}{year}"
+    return f"A later version appeared in {latex_escape(str(row['venue']))}{year}{doi}"
+
+
+def _pinned_version_note(row: pd.Series) -> str | None:
+    """For an arXiv version pinned because a later version differs: which one is cited, and how the later differs."""
+    if pd.isna(row.get("arxiv_version")):
+        return None
+    read = "the version read" if row["cited_version"] == "published" else "the version cited"
+    return (f"arXiv {arxiv_eprint(row)} is {read}, whose text and figures the book quotes. "
+            f"{latex_escape(str(row['later_version']))}")
 
 
 def outside_rows() -> pd.DataFrame:
@@ -102,6 +115,11 @@ def outside_rows() -> pd.DataFrame:
         "venue_year": pd.array([pd.NA] * len(df), dtype="Int64"),
         "cited_version": df["arxiv_id"].isna().map({True: "published", False: "preprint"}),
         "arxiv_id": df["arxiv_id"],
+        "arxiv_version": pd.array([pd.NA] * len(df), dtype="string"),
+        "later_version": pd.array([pd.NA] * len(df), dtype="string"),
+        "volume": pd.array([pd.NA] * len(df), dtype="string"),
+        "number": pd.array([pd.NA] * len(df), dtype="string"),
+        "pages": pd.array([pd.NA] * len(df), dtype="string"),
         "doi": df["doi"],
         "url": df["url"],
         "system_name": pd.array([pd.NA] * len(df), dtype="string"),
@@ -127,8 +145,9 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
 
     The entry type follows the version cited: @inproceedings (booktitle) for a conference or
     workshop, @article (journal) for a journal, @misc with eprint/archivePrefix for an arXiv
-    version. `year` is the year of the version whose abstract we read (see chapters/corpus.md);
-    `yearsuffix` tells apart entries whose author–year label would repeat.
+    version (pinned, e.g. 2401.09670v1, when a later version differs). `year` is the cited version's
+    year (the venue's when the published version is cited); `yearsuffix` tells apart entries whose
+    author–year label would repeat. A DOI is the entry's `doi` only when it names the cited version.
     """
     key = row["citekey"]
     fields: list[tuple[str, str]] = []
@@ -149,14 +168,19 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
     elif published and row["venue_kind"] == "journal":
         kind = "article"
         fields.append(("journal", latex_escape(str(row["venue"]))))
-    if pd.notna(row["year"]):
-        fields.append(("year", str(int(row["year"]))))
+    year = cited_year(row)
+    if year is not None:
+        fields.append(("year", str(year)))
     if suffix:
         fields.append(("yearsuffix", suffix))
-    arxiv = row["arxiv_id"] if pd.notna(row["arxiv_id"]) else None
+    arxiv = arxiv_eprint(row)
     if arxiv:
         fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
-    if pd.notna(row["doi"]):
+    if published:
+        for col in ("volume", "number", "pages"):
+            if pd.notna(row.get(col)):
+                fields.append((col, str(row[col])))  # the schema allows only word characters, spaces, "." and "-"
+    if pd.notna(row["doi"]) and row["cited_version"] == "published":
         fields.append(("doi", row["doi"]))
     if pd.notna(row["url"]):
         fields.append(("url", row["url"]))
@@ -170,10 +194,10 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
         notes.append("Author list incomplete (as shown on the page read)")
     if (published and pd.notna(row["venue_year"]) and pd.notna(row["year"])
             and int(row["venue_year"]) != int(row["year"])):
-        notes.append(f"Year of the arXiv version read; published {int(row['venue_year'])}")
-    later = _later_version_note(row)
-    if later:
-        notes.append(later)
+        notes.append(f"First posted on arXiv in {int(row['year'])}")
+    for note in (_pinned_version_note(row), _later_version_note(row)):
+        if note:
+            notes.append(note)
     if notes:
         fields.append(("note", ". ".join(notes)))
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)

@@ -52,6 +52,12 @@ def _load() -> pd.DataFrame:
               "preprint cited but no arxiv_id")
     fail_rows(path, df, (df["cited_version"] == "published") & (kind == "preprint"), "cited_version",
               "published version cited but venue_kind is preprint")
+    pinned = df["arxiv_version"].notna()
+    fail_rows(path, df, pinned & df["arxiv_id"].isna(), "arxiv_version", "an arXiv version without an arxiv_id")
+    fail_rows(path, df, df["later_version"].notna() & ~pinned, "later_version",
+              "a later version differs, so the version read must be pinned (arxiv_version)")
+    fail_rows(path, df, pinned & df["later_version"].isna(), "arxiv_version",
+              "pinned without saying which later version differs (later_version)")
     return df
 
 
@@ -69,6 +75,22 @@ def author_names(row: pd.Series) -> str | None:
     if pd.isna(row["authors"]):
         return None
     return "".join(LATEX_SPECIALS.get(ch, ch) if ch not in "{}" else ch for ch in row["authors"])
+
+
+def cited_year(row: pd.Series) -> int | None:
+    """The year of the version the bibliography cites: the venue's year when the published version is
+    cited (and known), else the year of the arXiv version read (`year`)."""
+    if row["cited_version"] == "published" and pd.notna(row.get("venue_year")):
+        return int(row["venue_year"])
+    return int(row["year"]) if pd.notna(row["year"]) else None
+
+
+def arxiv_eprint(row: pd.Series) -> str | None:
+    """The arXiv identifier the bibliography cites: pinned to `arxiv_version` when a later version differs."""
+    if pd.isna(row["arxiv_id"]):
+        return None
+    version = row.get("arxiv_version")
+    return str(row["arxiv_id"]) + (str(version) if pd.notna(version) else "")
 
 
 def short_name(row: pd.Series) -> str:

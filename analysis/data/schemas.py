@@ -69,7 +69,8 @@ PAPERS = pa.DataFrameSchema(
         # BibTeX form in the paper's order: "Family, Given and Family, Given"; an organisation in
         # braces ({NVIDIA}); empty when no primary source confirmed the list
         "authors": _opt_str(pa.Check.str_matches(AUTHORS)),
-        # the year of the version whose abstract we read (the arXiv posting when there is one)
+        # the year of the version whose abstract we read (the arXiv posting when there is one); the
+        # bibliography's label year is the cited version's: venue_year when the published version is cited
         "year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
         "venue": _opt_str(),
         "venue_kind": pa.Column(str, checks=pa.Check.isin(VENUE_KINDS)),
@@ -78,8 +79,19 @@ PAPERS = pa.DataFrameSchema(
         # published one differs in title, authors or abstract
         "cited_version": pa.Column(str, checks=pa.Check.isin(["published", "preprint"])),
         "arxiv_id": _opt_str(pa.Check.str_matches(ARXIV)),
+        # the arXiv version whose text (and numbers) we read, pinned when a later version differs
+        # ("v1"); the bibliography then cites <arxiv_id><arxiv_version> and links to it
+        "arxiv_version": _opt_str(pa.Check.str_matches(r"^v[1-9]\d*$")),
+        # own words: which later version (arXiv vN, the venue's) differs and how (its other numbers,
+        # a new title); printed as a note of the entry. Set only with arxiv_version.
+        "later_version": _opt_str(),
         "doi": _opt_str(pa.Check.str_matches(DOI)),
-        # canonical link: arxiv.org/abs/<id>, else doi.org/<doi>, else the publisher's page
+        # where the cited (published) version sits, as its publisher's or proceedings page states it;
+        # pages as "first--last"
+        "volume": _opt_str(pa.Check.str_matches(r"^\w[\w .-]*$")),
+        "number": _opt_str(pa.Check.str_matches(r"^\w[\w .-]*$")),
+        "pages": _opt_str(pa.Check.str_matches(r"^\w+(--\w+)?$")),
+        # canonical link: arxiv.org/abs/<id>[<arxiv_version>], else doi.org/<doi>, else the publisher's page
         "url": _opt_str(pa.Check.str_matches(r"^https://")),
         # the page on which the identification (abstract match) was confirmed
         "confirmed_url": _opt_str(pa.Check.str_matches(r"^https?://")),
