@@ -54,6 +54,10 @@ HARDWARE = pa.DataFrameSchema(
         "peak_fp8_tflops": _opt_num(),
         "peak_int8_tops": _opt_num(),
         "interconnect_gb_per_s": _opt_num(),
+        # accelerators joined by the vendor's scale-up fabric (NVLink/NVSwitch, ICI) in its standard system;
+        # empty where no source was seen. Its source (with URL) in scale_up_source.
+        "scale_up_domain": pa.Column("Int64", nullable=True, coerce=True, checks=pa.Check.ge(1)),
+        "scale_up_source": _opt_str(),
         "source": pa.Column(str),
         "source_url": _opt_str(),
         "notes": _opt_str(),

@@ -109,6 +109,7 @@ def growth_table(ids: list[str], precision: str = "best16", fp32_fallback: bool 
             "peak_tflops": peak, "peak_precision": prec,
             "mem_bw_tbps": num(s, "mem_bw_tbps"),
             "interconnect_gb_per_s": num(s, "interconnect_gb_per_s"),
+            "scale_up_domain": num(s, "scale_up_domain"),
         })
     df = pd.DataFrame(rows)
     df["flop_per_byte"] = df["peak_tflops"] / df["mem_bw_tbps"]

@@ -15,6 +15,15 @@ import pandera.pandas as pa
 
 from analysis import models
 from analysis.data.tables import read_csv
+from analysis.models.scaling_laws import (  # noqa: F401  (the chapter's notebooks call them through this module)
+    chinchilla_loss,
+    chinchilla_optimal,
+    compute_where_optimal_chinchilla,
+    inference_aware_optimal,
+    lifetime_flop,
+    params_exponent,
+    tokens_for_loss,
+)
 
 PF_DAY_FLOP = 1e15 * 86400.0
 """One petaflop/s-day in FLOP (Kaplan et al. 2020, Sec. 1.3): 8.64e19."""
@@ -22,7 +31,7 @@ PF_DAY_FLOP = 1e15 * 86400.0
 LAWS_SCHEMA = pa.DataFrameSchema(
     {
         "law": pa.Column(str, checks=pa.Check.isin(["kaplan2020", "hoffmann2022", "hoffmann2022_a1",
-                                                     "hoffmann2022_a2"])),
+                                                     "hoffmann2022_a2", "besiroglu2024"])),
         "symbol": pa.Column(str, checks=pa.Check.str_matches(r"^[A-Za-z_]+$")),
         "value": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
         "unit": pa.Column(str),
@@ -107,23 +116,6 @@ def kaplan_optimal(c_flop: float, n_e: float, p_n: float, d_e: float, p_d: float
     return n_e * c**p_n, d_e * c**p_d
 
 
-def chinchilla_loss(params: float, tokens: float, e: float, a: float, b: float, alpha: float, beta: float) -> float:
-    """Hoffmann et al. 2022 eq. (4): L(N, D) = E + A/N^alpha + B/D^beta, in nats per token."""
-    models.require_positive(params=params, tokens=tokens)
-    return e + a / params**alpha + b / tokens**beta
-
-
-def chinchilla_optimal(c_flop: float, a: float, b: float, alpha: float, beta: float) -> tuple[float, float]:
-    """(N_opt, D_opt) minimising eq. (4) under C = 6·N·D (Hoffmann et al. 2022, eq. (4) and App. D.2).
-
-    N_opt = G·(C/6)^(beta/(alpha+beta)), G = (alpha·A / (beta·B))^(1/(alpha+beta)); D_opt = C / (6·N_opt).
-    """
-    models.require_positive(c_flop=c_flop, a=a, b=b, alpha=alpha, beta=beta)
-    g = (alpha * a / (beta * b)) ** (1.0 / (alpha + beta))
-    n = g * (c_flop / 6.0) ** (beta / (alpha + beta))
-    return n, c_flop / (6.0 * n)
-
-
 def anchored_optimal(c_flop: float, n_ref: float, d_ref: float, c_ref: float, a: float, b: float
                      ) -> tuple[float, float]:
     """(N_opt, D_opt) at `c_flop` from a power-law frontier through one published point.
@@ -135,13 +127,6 @@ def anchored_optimal(c_flop: float, n_ref: float, d_ref: float, c_ref: float, a:
     models.require_positive(c_flop=c_flop, n_ref=n_ref, d_ref=d_ref, c_ref=c_ref, a=a, b=b)
     ratio = c_flop / c_ref
     return n_ref * ratio**a, d_ref * ratio**b
-
-
-def compute_where_optimal_chinchilla(params: float, a: float, b: float, alpha: float, beta: float) -> float:
-    """Training FLOP at which `params` is the compute-optimal size under eq. (4) (inverse of chinchilla_optimal)."""
-    models.require_positive(params=params)
-    g = (alpha * a / (beta * b)) ** (1.0 / (alpha + beta))
-    return 6.0 * (params / g) ** ((alpha + beta) / beta)
 
 
 def compute_where_optimal_kaplan(params: float, n_e: float, p_n: float) -> float:
