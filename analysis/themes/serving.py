@@ -426,3 +426,85 @@ def overhead_cost_usd(floor_usd_per_mtok: float, cost_multiplier: float) -> floa
     """
     models.require_positive(floor_usd_per_mtok=floor_usd_per_mtok, cost_multiplier=cost_multiplier)
     return floor_usd_per_mtok * cost_multiplier if cost_multiplier >= 1 else math.nan
+
+
+# --- latency at a target: TTFT, TPOT and the cheapest configuration that meets an SLO (issue 33) -------------
+
+RING_STEPS_OF_MEASURED_LATENCY = 14  # 2(n − 1) ring steps of the 8-GPU all-reduce whose latency is measured
+
+
+def step_latency_us(allreduce_latency_us: float) -> float:
+    """Start-up latency α of one ring step from the end-to-end latency of a small 8-GPU all-reduce
+    (data/assumptions.yml tp_allreduce_latency_us): that latency over its 2(8 − 1) = 14 steps."""
+    models.require_non_negative(allreduce_latency_us=allreduce_latency_us)
+    return allreduce_latency_us / RING_STEPS_OF_MEASURED_LATENCY
+
+
+def latency_of(model: Model, work: Workload, tp: int, mem_bw_tbps: float, peak_tflops: float,
+               link_gb_per_s_per_direction: float, alpha_us: float, prefill_mfu: float = 1.0,
+               weight_bytes: float = 2.0) -> tuple[float, float, float]:
+    """(TTFT, TPOT, batch prefill) in seconds of `work` on a tensor-parallel group of `tp` GPUs.
+
+    TTFT is the prefill of one request's own prompt (:func:`analysis.models.serving_latency.ttft_seconds`,
+    batch 1): a floor, with no queueing behind other requests' prefills. TPOT is one decode step of the whole
+    batch at the mean context (:func:`~analysis.models.serving_latency.tpot_seconds`). The batch prefill is the
+    time the group spends prefilling all `work.batch` prompts, which the cost pays for. Every pass includes its
+    2 × layers all-reduces with the latency term (`alpha_us` per ring step)."""
+    from analysis.models import serving_latency as sl
+
+    def prefill(batch: int) -> float:
+        return sl.ttft_seconds(model.compute_params, max(int(work.prompt_tokens), 1), batch, tp, peak_tflops,
+                               max(model.hidden, 1), model.layers, model.d_attn, link_gb_per_s_per_direction,
+                               alpha_us, prefill_mfu)
+
+    tpot = sl.tpot_seconds(model.params_read(work.batch), work.batch, model.kv_bytes_per_token * work.mean_context,
+                           tp, mem_bw_tbps, peak_tflops, max(model.hidden, 1), model.layers,
+                           link_gb_per_s_per_direction, alpha_us, weight_bytes, model.compute_params)
+    return prefill(1), tpot, prefill(work.batch)
+
+
+def slo_table(model: Model, prompt_tokens: int, output_tokens: int, gpus: dict[str, dict[str, float]],
+              batches: Sequence[int], alpha_us: float, usable_fraction: float = 1.0, prefill_mfu: float = 1.0,
+              weight_bytes: float = 2.0, sizes: Sequence[int] = GROUP_SIZES) -> pd.DataFrame:
+    """Every configuration (GPU type, tensor-parallel degree, batch) whose memory holds the weights and the
+    batch's KV caches, with its TTFT, TPOT, MBU and cost per million output tokens at 1 USD/GPU-hour.
+
+    `gpus` maps a hardware id to {"mem", "bw", "peak", "link"} (GB, TB/s, TFLOP/s, GB/s per direction). A batch
+    is served as the prefill of its prompts then `output_tokens` steps of TPOT; the group is paid for that time
+    (TTFT is one request's own prefill, :func:`latency_of`). MBU is
+    the bytes a step must read (weights touched, KV caches) over the step time and the group's bandwidth, so it
+    falls below 1 by the all-reduces and wherever the step is compute-bound.
+    """
+    from analysis.models import serving_latency as sl
+
+    rows = []
+    kv_request = model.kv_bytes_per_token * (prompt_tokens + output_tokens)
+    for g, s in gpus.items():
+        for tp in sorted(sizes):
+            try:
+                fits = concurrent_requests(model.params, kv_request, s["mem"], tp, usable_fraction, weight_bytes)
+            except ModelError:
+                continue
+            for b in batches:
+                if b > fits:
+                    continue
+                work = Workload(prompt_tokens, output_tokens, b)
+                ttft, tpot, prefill_s = latency_of(model, work, tp, s["bw"], s["peak"], s["link"], alpha_us,
+                                                   prefill_mfu, weight_bytes)
+                read = model.params_read(b) * weight_bytes + b * model.kv_bytes_per_token * work.mean_context
+                seconds = prefill_s + output_tokens * tpot
+                rows.append({"hardware": g, "tp": tp, "batch": b, "ttft_s": ttft, "tpot_ms": 1e3 * tpot,
+                             "mbu": sl.mbu(read, tpot, s["bw"], tp),
+                             "usd_per_mtok_at_1usd": tp * seconds / 3600 / (b * output_tokens) * 1e6})
+    return pd.DataFrame(rows)
+
+
+def cheapest_within(table: pd.DataFrame, prices: dict[str, float], tpot_ms: float = math.inf,
+                    ttft_s: float = math.inf) -> pd.Series | None:
+    """The row of :func:`slo_table` with the lowest cost at `prices` (USD/GPU-hour by hardware id) among those
+    that meet the TPOT and TTFT targets; None when none does."""
+    t = table.assign(usd_per_mtok=table["usd_per_mtok_at_1usd"] * table["hardware"].map(prices))
+    ok = t[(t["tpot_ms"] <= tpot_ms) & (t["ttft_s"] <= ttft_s)].dropna(subset=["usd_per_mtok"])
+    if ok.empty:
+        return None
+    return cast(pd.Series, ok.loc[cast(int, ok["usd_per_mtok"].idxmin())])
