@@ -185,3 +185,21 @@ def test_young_and_goodput_limits():
     # cluster MTBF scales inversely with GPUs: 3 h at 16,384 GPUs is 4.9 h at 10,000
     assert rel.cluster_mtbf_hours(10000, 3.0, 16384) == pytest.approx(3 * 1.6384)
     assert math.isfinite(rel.expected_wall_hours(100, 1, 0.1, 0.2, 3))
+
+
+def test_cheapest_within_a_target():
+    # Hand-made table: the cheapest row overall (b at 1.0 USD/Mtok) misses a 50 ms TPOT target, so the cheapest
+    # within it is c (2 USD/GPU-hour x 0.75 = 1.5 USD/Mtok); nothing meets 5 ms.
+    import pandas as pd
+
+    from analysis.themes import serving_slo
+
+    t = pd.DataFrame({"hardware": ["A", "B", "C"], "tp": [1, 1, 1], "batch": [1, 1, 1], "ttft_s": [0.1, 0.1, 0.1],
+                      "tpot_ms": [20.0, 60.0, 30.0], "mbu": [1.0, 1.0, 1.0],
+                      "usd_per_mtok_at_1usd": [1.0, 1.0, 0.75]})
+    prices = {"A": 3.0, "B": 1.0, "C": 2.0}
+    assert serving_slo.cheapest_within(t, prices)["hardware"] == "B"
+    assert serving_slo.cheapest_within(t, prices, tpot_ms=50)["hardware"] == "C"
+    assert serving_slo.cheapest_within(t, prices, tpot_ms=50)["usd_per_mtok"] == pytest.approx(1.5)
+    assert serving_slo.cheapest_within(t, prices, tpot_ms=5) is None
+    assert serving_slo.step_latency_us(7.0) == pytest.approx(0.5)
