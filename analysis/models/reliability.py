@@ -4,11 +4,11 @@ Pure functions; units in the argument names (see analysis.models).
 
 - Cluster MTBF: with independent failures whose rate grows with the number of GPUs, a job on n GPUs is
   interrupted every M_ref · n_ref / n hours, scaled from an observed rate (M_ref at n_ref GPUs).
-- Young's interval (Young 1974, as restated by Daly 2006, Sec. 3): τ = √(2δM) of compute between
+- Young's interval (Young 1974, as restated by Daly 2006 as his first-order model): τ = √(2δM) of compute between
   checkpoints that each take δ, with mean time between failures M.
-- Daly's higher-order interval (Daly 2006, Sec. 4): τ = √(2δM)·[1 + ⅓·√(δ/2M) + (1/9)·(δ/2M)] − δ for
+- Daly's higher-order interval (Daly 2006, the perturbation solution): τ = √(2δM)·[1 + ⅓·√(δ/2M) + (1/9)·(δ/2M)] − δ for
   δ < 2M, else τ = M.
-- Expected wall-clock time (Daly 2006, Sec. 4, exponential failures): solving T_s of work with compute
+- Expected wall-clock time (Daly 2006, his complete cost function for exponential failures): solving T_s of work with compute
   segments τ, checkpoints δ and restarts R takes T_w = M·e^(R/M)·(e^((τ+δ)/M) − 1)·T_s/τ; goodput is
   T_s/T_w, the share of wall-clock time that advances the run.
 """
@@ -33,7 +33,7 @@ def young_interval_hours(checkpoint_hours: float, mtbf_hours: float) -> float:
 
 
 def daly_interval_hours(checkpoint_hours: float, mtbf_hours: float) -> float:
-    """Daly's higher-order optimum compute time between checkpoints (Daly 2006, Sec. 4)."""
+    """Daly's higher-order optimum compute time between checkpoints (Daly 2006)."""
     require_positive(checkpoint_hours=checkpoint_hours, mtbf_hours=mtbf_hours)
     d, m = checkpoint_hours, mtbf_hours
     if d >= 2 * m:

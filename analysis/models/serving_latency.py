@@ -15,8 +15,10 @@ Pure functions; units in the argument names (see analysis.models).
 - MBU: bytes a decode step must read over its time, divided by the peak bandwidth (the serving
   counterpart of MFU; defined in Databricks' "LLM Inference Performance Engineering: Best Practices", 2023).
 - Speculative decoding (Leviathan et al. 2023, Sec. 3): with acceptance rate α and γ drafted tokens, one
-  target step yields (1 − α^(γ+1))/(1 − α) tokens on average (their Eq. 1); with a draft step costing c
-  target steps, walltime improves by (1 − α^(γ+1)) / ((1 − α)(γc + 1)) (their Theorem 3.8).
+  target step yields (1 − α^(γ+1))/(1 − α) tokens on average; with a draft step costing c target steps,
+  walltime improves by (1 − α^(γ+1)) / ((1 − α)(γc + 1)) (their expected-tokens equation and walltime
+  theorem; we did not check the equation numbers against the paper, the formulas are as restated on
+  subhadipmitra.com/instruments/speculative-decoding).
 - Prefix reuse: a cached prefix of p tokens removes p of the P prompt tokens from prefill; requests that
   share it store its KV cache once.
 """
@@ -101,7 +103,7 @@ def _check_alpha(acceptance_rate: float, draft_tokens: int) -> None:
 
 
 def speculative_tokens_per_step(acceptance_rate: float, draft_tokens: int) -> float:
-    """Expected tokens per target-model step, (1 − α^(γ+1))/(1 − α) (Leviathan et al. 2023, Eq. 1);
+    """Expected tokens per target-model step, (1 − α^(γ+1))/(1 − α) (Leviathan et al. 2023, Sec. 3);
     γ + 1 when every draft is accepted (α = 1)."""
     _check_alpha(acceptance_rate, draft_tokens)
     a, g = acceptance_rate, draft_tokens
@@ -112,7 +114,7 @@ def speculative_tokens_per_step(acceptance_rate: float, draft_tokens: int) -> fl
 
 def speculative_speedup(acceptance_rate: float, draft_tokens: int, draft_cost_ratio: float) -> float:
     """Expected walltime improvement over plain decoding, (1 − α^(γ+1)) / ((1 − α)(γc + 1)) (Leviathan et al.
-    2023, Theorem 3.8): tokens per step over the step's cost, γ draft steps of c target steps plus one
+    2023, Sec. 3): tokens per step over the step's cost, γ draft steps of c target steps plus one
     target step. Assumes the target step's time does not grow with the γ + 1 tokens it verifies (decode is
     bandwidth-bound; see :func:`analysis.models.roofline.decode_step_seconds`)."""
     require_non_negative(draft_cost_ratio=draft_cost_ratio)

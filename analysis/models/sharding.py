@@ -7,7 +7,7 @@ payload per device per pass (reduce-scatter, all-gather) and all-reduce twice th
 
 - Data parallelism: one all-reduce of the gradients, 2(n − 1)/n · Ψ bytes per device (Ψ = parameters ×
   bytes per gradient element).
-- ZeRO stage 3 / FSDP (Rajbhandari et al. 2020, Sec. 7.2): the parameters are all-gathered before the
+- ZeRO stage 3 / FSDP (Rajbhandari et al. 2020, Sec. 7): the parameters are all-gathered before the
   forward pass and again before the backward pass, and the gradients are reduce-scattered: 3(n − 1)/n · Ψ,
   1.5 × the data-parallel volume (their "3Ψ against 2Ψ"). Stages 1 and 2 keep the 2Ψ of data parallelism.
 - MoE expert parallelism (the GShard/Switch layout): each MoE layer sends every token's hidden vector to
@@ -36,7 +36,7 @@ def dp_bytes_per_device(params: float, n_devices: int, grad_bytes: float = 2.0) 
 
 def zero_bytes_per_device(params: float, n_devices: int, zero_stage: int, param_bytes: float = 2.0,
                           grad_bytes: float = 2.0) -> float:
-    """Bytes each device sends per step under ZeRO stage 0-3 (Rajbhandari et al. 2020, Sec. 7.2).
+    """Bytes each device sends per step under ZeRO stage 0-3 (Rajbhandari et al. 2020, Sec. 7).
 
     Stages 0-2: the all-reduce (or reduce-scatter + all-gather) of data parallelism, 2(n − 1)/n · Ψ. Stage 3
     (FSDP's full sharding): two all-gathers of the parameters (forward, backward) and one reduce-scatter of
