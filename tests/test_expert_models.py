@@ -57,8 +57,8 @@ def test_mbu_worked_example():
 
 
 def test_speculative_tokens_match_the_published_formula():
-    # Leviathan et al. 2023, Sec. 3 (expected tokens per step): E[tokens] = (1 - α^(γ+1)) / (1 - α). The worked example on
-    # torchedup.dev/problems/spec-decoding-effective-speedup (α = 0.8, k = 4) gives 2.3616 accepted drafts;
+    # Leviathan et al. 2023, Sec. 3 (expected tokens per step): E[tokens] = (1 - α^(γ+1)) / (1 - α). The worked
+    # example on torchedup.dev/problems/spec-decoding-effective-speedup (α = 0.8, k = 4) gives 2.3616 accepted drafts;
     # with the target's own token per step that is 3.3616 = (1 - 0.8^5) / 0.2.
     assert sl.speculative_tokens_per_step(0.8, 4) == pytest.approx(1 + 2.3616)
     assert sl.speculative_tokens_per_step(1.0, 4) == 5
@@ -130,7 +130,8 @@ def test_tile_padding():
 
 
 def test_zero3_is_one_and_a_half_times_data_parallel():
-    # Rajbhandari et al. 2020 (ZeRO), Sec. 7 (communication analysis of ZeRO-DP): data parallelism moves 2Ψ per device, ZeRO-1/2 the same,
+    # Rajbhandari et al. 2020 (ZeRO), Sec. 7 (communication analysis of ZeRO-DP): data parallelism moves 2Ψ per
+    # device, ZeRO-1/2 the same,
     # ZeRO-3 3Ψ, "1.5x" (as quoted on gitcode.net/paddlepaddle/Paddle/-/issues/25863 and in DeepSpeed's
     # 2020-03-17 post). Large n: (n-1)/n -> 1.
     p, n = 1e9, 1024

@@ -6,11 +6,11 @@ Pure functions; units in the argument names (see analysis.models).
   interrupted every M_ref · n_ref / n hours, scaled from an observed rate (M_ref at n_ref GPUs).
 - Young's interval (Young 1974, as restated by Daly 2006 as his first-order model): τ = √(2δM) of compute between
   checkpoints that each take δ, with mean time between failures M.
-- Daly's higher-order interval (Daly 2006, the perturbation solution): τ = √(2δM)·[1 + ⅓·√(δ/2M) + (1/9)·(δ/2M)] − δ for
-  δ < 2M, else τ = M.
-- Expected wall-clock time (Daly 2006, his complete cost function for exponential failures): solving T_s of work with compute
-  segments τ, checkpoints δ and restarts R takes T_w = M·e^(R/M)·(e^((τ+δ)/M) − 1)·T_s/τ; goodput is
-  T_s/T_w, the share of wall-clock time that advances the run.
+- Daly's higher-order interval (Daly 2006, the perturbation solution):
+  τ = √(2δM)·[1 + ⅓·√(δ/2M) + (1/9)·(δ/2M)] − δ for δ < 2M, else τ = M.
+- Expected wall-clock time (Daly 2006, his complete cost function for exponential failures): solving T_s
+  of work with compute segments τ, checkpoints δ and restarts R takes T_w = M·e^(R/M)·(e^((τ+δ)/M) − 1)·T_s/τ;
+  goodput is T_s/T_w, the share of wall-clock time that advances the run.
 """
 
 from __future__ import annotations
