@@ -184,3 +184,24 @@ def _describe_points() -> str:
 
 
 DATA_FILES = {"gpu-kernels-points.csv": _describe_points}
+
+
+# --- tile and wave quantisation of GEMMs (issue 33) ------------------------------------------------------------
+
+def quantisation_table(shapes: dict[str, tuple[int, int]], sms: dict[str, int], tile_m: int = 256,
+                       tile_n: int = 128) -> pd.DataFrame:
+    """For each named output shape (M, N) and each GPU (number of SMs), the tiles, waves, idle share of the
+    last wave, tile and wave efficiency and their product, the bound on the fraction of peak
+    (:mod:`analysis.models.gemm_waves`; one `tile_m` × `tile_n` tile per SM at a time)."""
+    from analysis.models import gemm_waves as gw
+
+    rows = []
+    for name, (m, n) in shapes.items():
+        for gpu, k in sms.items():
+            tiles = gw.gemm_tiles(m, n, tile_m, tile_n)
+            rows.append({"shape": name, "m": m, "n": n, "gpu": gpu, "sms": k, "tiles": tiles,
+                         "waves": gw.waves(tiles, k), "last_wave_idle": gw.last_wave_idle_fraction(tiles, k),
+                         "tile_eff": gw.tile_efficiency(m, n, tile_m, tile_n),
+                         "wave_eff": gw.wave_efficiency(tiles, k),
+                         "bound": gw.quantised_fraction_of_peak(m, n, tile_m, tile_n, k)})
+    return pd.DataFrame(rows)

@@ -426,3 +426,4 @@ def overhead_cost_usd(floor_usd_per_mtok: float, cost_multiplier: float) -> floa
     """
     models.require_positive(floor_usd_per_mtok=floor_usd_per_mtok, cost_multiplier=cost_multiplier)
     return floor_usd_per_mtok * cost_multiplier if cost_multiplier >= 1 else math.nan
+

@@ -415,3 +415,62 @@ def run_tornados(runs: pd.DataFrame, run_id: str, cost: pd.DataFrame,
     gh = float(cost.loc[cost["run_id"] == run_id, "gpu_hours"].iloc[0])
     return {q: chain_inputs.footprint_tornado(gh, hw, q, operator=str(r["operator_class"]), **held)
             for q in TORNADO_QUANTITIES}
+
+
+# --- sharded-training traffic and failures (issue 33) ----------------------------------------------------------
+
+def layout_traffic(params: float, active_params: float, tokens_per_device: int, n_dp: int, hidden: int,
+                   layers: int, kv_heads: int, head_dim: int, cp: int, moe_layers: int, moe_hidden: int, top_k: int,
+                   ep: int, links_gb_per_s_per_direction: dict[str, float], peak_tflops: float,
+                   mfu_: float, moe_active_params: float | None = None) -> pd.DataFrame:
+    """Bytes each device sends per step under each layout (:mod:`analysis.models.sharding`) and the time they take
+    on each link, against the step's compute time 6 × active parameters × tokens per device at `mfu_` of peak.
+
+    Layouts: data parallelism and ZeRO-3/FSDP of the dense model over `n_dp` devices; expert parallelism's
+    all-to-alls of an MoE model (`moe_layers`, `moe_hidden`, top-`top_k` over `ep` devices); ring attention over
+    `cp` devices for one sequence of tokens_per_device × cp tokens. The MoE row computes with the MoE model's
+    `moe_active_params`. A ratio below 1 means the link can hide the traffic behind compute (with perfect
+    overlap); above 1 the step waits for the link. Data-parallel and ZeRO traffic is fixed per step, so it
+    hides once a device processes `critical_tokens` per step; MoE and ring-attention traffic grows with the
+    tokens like compute does, so their ratio does not depend on the batch (critical_tokens NaN).
+    """
+    from analysis.models import sharding
+
+    def compute(active: float) -> float:
+        return 6 * active * tokens_per_device / (peak_tflops * 1e12 * mfu_)
+
+    moe_active = active_params if moe_active_params is None else moe_active_params
+    rows = {
+        "data parallel (all-reduce)": (sharding.dp_bytes_per_device(params, n_dp), compute(active_params), True),
+        "ZeRO-3 / FSDP": (sharding.zero_bytes_per_device(params, n_dp, 3), compute(active_params), True),
+        f"MoE all-to-all (top-{top_k}, EP {ep})": (sharding.moe_alltoall_bytes_per_device(
+            tokens_per_device, moe_hidden, top_k, ep, moe_layers), compute(moe_active), False),
+        f"ring attention (CP {cp})": (sharding.ring_attention_bytes_per_device(
+            tokens_per_device * cp, kv_heads, head_dim, cp, layers), compute(active_params), False),
+    }
+    out = []
+    for layout, (b, compute_s, fixed) in rows.items():
+        for link, bw in links_gb_per_s_per_direction.items():
+            t = sharding.transfer_seconds(b, bw)
+            out.append({"layout": layout, "link": link, "gb_per_device": b / 1e9, "comm_s": t, "compute_s": compute_s,
+                        "comm_over_compute": t / compute_s,
+                        "critical_tokens": tokens_per_device * t / compute_s if fixed else math.nan})
+    return pd.DataFrame(out)
+
+
+def goodput_at(n_gpus: Any, ref_mtbf_hours: Any, ref_gpus: float, checkpoint_hours: float, restart_hours: float,
+               interval: str = "daly") -> Any:
+    """Goodput of a synchronous job on `n_gpus` (scalars or numpy arrays) with the checkpoint interval of Daly
+    (`interval="daly"`) or Young (`"young"`), the MTBF scaled from `ref_mtbf_hours` at `ref_gpus`
+    (:mod:`analysis.models.reliability`)."""
+    import numpy as np
+
+    from analysis.models import reliability as rel
+
+    mtbf = ref_mtbf_hours * ref_gpus / np.asarray(n_gpus, dtype=float)
+    fn = rel.daly_interval_hours if interval == "daly" else rel.young_interval_hours
+    tau = np.vectorize(lambda m: fn(checkpoint_hours, float(m)))(mtbf)
+    if np.ndim(mtbf) == 0:
+        tau, mtbf = float(tau), float(mtbf)
+    out = rel.goodput(tau, checkpoint_hours, restart_hours, mtbf)
+    return float(out) if np.ndim(out) == 0 else out
