@@ -184,10 +184,19 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
         fields.append(("doi", row["doi"]))
     if pd.notna(row["url"]):
         fields.append(("url", row["url"]))
-    is_outside = bool(row.get("outside", False))
-    if is_outside:
+    if bool(row.get("outside", False)):
         fields.append(("keywords", outside.KEYWORD))
-    notes = [OUTSIDE_NOTE] if is_outside else []
+    notes = _entry_notes(row, names, published)
+    if notes:
+        fields.append(("note", ". ".join(notes)))
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
+    return f"@{kind}{{{key},\n{body}\n}}\n"
+
+
+def _entry_notes(row: pd.Series, names: str | None, published: bool) -> list[str]:
+    """The entry's note: outside the corpus, author list unconfirmed or incomplete, first arXiv year of a
+    published version, and the pinned or later version."""
+    notes = [OUTSIDE_NOTE] if bool(row.get("outside", False)) else []
     if names is None:
         notes.append("Author list not confirmed")
     elif not bool(row.get("authors_complete", True)):
@@ -195,13 +204,7 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
     if (published and pd.notna(row["venue_year"]) and pd.notna(row["year"])
             and int(row["venue_year"]) != int(row["year"])):
         notes.append(f"First posted on arXiv in {int(row['year'])}")
-    for note in (_pinned_version_note(row), _later_version_note(row)):
-        if note:
-            notes.append(note)
-    if notes:
-        fields.append(("note", ". ".join(notes)))
-    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
-    return f"@{kind}{{{key},\n{body}\n}}\n"
+    return notes + [n for n in (_pinned_version_note(row), _later_version_note(row)) if n]
 
 
 def write_bib(path: Path) -> None:

@@ -144,15 +144,18 @@ def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str
 
 
 def glue_modelled(name: str, iv: Any, *, citekey: str, quantity: str, unit: str, boundary: str = "",
-                  assumptions: str = "", price_basis: str = "", scale: float = 1.0) -> None:
+                  assumptions: str = "", price_basis: str = "", scale: float = 1.0,
+                  extreme: dict[str, Any] | None = None) -> None:
     """Glue a modelled number (an :class:`analysis.models.uncertainty.Interval`, times `scale`) as a keyed fact
     with its interval, and its ends as ``{name}_low`` and ``{name}_high`` for the prose ("about 145 (95-210)").
-    The ends are not keyed facts of their own: they are this fact's ``low`` and ``high`` in numbers.csv."""
+    The ends are not keyed facts of their own: they are this fact's ``low`` and ``high`` in numbers.csv.
+    `extreme` (as :func:`glue_extreme` records it) marks the number as the smallest or largest of a table's rows,
+    chosen at the central values (tests/test_superlatives.py)."""
     from myst_nb import glue
 
     lo, hi = sorted((iv.low * scale, iv.high * scale))
     glue_fact(name, iv.central * scale, citekey=citekey, quantity=quantity, unit=unit, boundary=boundary,
-              assumptions=assumptions, price_basis=price_basis, low=lo, high=hi, kind="modelled")
+              assumptions=assumptions, price_basis=price_basis, low=lo, high=hi, kind="modelled", extreme=extreme)
     glue(f"{name}_low", lo, display=False)
     glue(f"{name}_high", hi, display=False)
 
