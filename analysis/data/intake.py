@@ -665,3 +665,30 @@ def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path
         f"{left} paper row(s) still unreviewed in {review / PAPERS_FILE}" if left else "no paper row left to review",
         "next: `make book` (rebuilds what the new rows change)",
     ]
+
+
+# ---------------------------------------------------------------- new papers not yet synthesised
+
+CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
+NEW_SECTION = "New in this version, not yet synthesised"
+"""The title of the generated part of a chapter that cites its accepted papers the chapter's prose does not yet
+discuss (chapters/<theme>.md): they are in its table and every count, until a person cites them in the prose."""
+
+
+def cited_in(text: str) -> set[str]:
+    """The citekeys a chapter's source cites ({cite}, {cite:t}, {cite:p}, ...)."""
+    return {k.strip() for group in CITE.findall(text) for k in group.split(",")}
+
+
+def unsynthesised(theme: str, citekeys: list[str], chapters: Path | None = None) -> list[str]:
+    """The papers of `theme` (its primary theme: `citekeys`) that chapters/<theme>.md does not cite in its
+    prose, in the order given: new in this version, not yet synthesised. The chapter is recorded as read
+    (a notebook that asks runs again when the prose changes)."""
+    from analysis.data.paths import record_read
+
+    path = (chapters or ROOT / "chapters") / f"{theme}.md"
+    if not path.is_file():
+        return list(citekeys)
+    record_read(path)
+    prose = cited_in(path.read_text(encoding="utf-8"))
+    return [k for k in citekeys if k not in prose]
