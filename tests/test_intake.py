@@ -155,7 +155,8 @@ def test_a_new_seed_file_from_validation_to_the_tables(world: dict[str, Path]) -
     # 3. a person reviews and accepts; the merge is validated like any data
     accepted = _review_as_a_person(world)
     out = intake.accept(world["review"], world["data"], world["seeds"])
-    assert f"accepted {len(accepted)} paper row(s), 0 version(s) merged into their paper and {len(accepted)} claim(s)" in out[0]
+    assert (f"accepted {len(accepted)} paper row(s), 0 version(s) merged into their paper and "
+            f"{len(accepted)} claim(s)") in out[0]
     after = _rows(world["data"] / "papers.csv")
     assert len(after) == len(table) + len(accepted)
     assert next(r for r in after if r["citekey"] == dup_key)["source_records"].endswith(f";{NEW_FILE}#4")

@@ -692,3 +692,44 @@ def unsynthesised(theme: str, citekeys: list[str], chapters: Path | None = None)
     record_read(path)
     prose = cited_in(path.read_text(encoding="utf-8"))
     return [k for k in citekeys if k not in prose]
+
+
+# ---------------------------------------------------------------- renaming a citekey everywhere
+
+def _key_pattern(key: str) -> re.Pattern[str]:
+    # the key as a whole word: "li2024foo" in "li2024foo-3" (a claim id) or "{cite:t}`li2024foo`", never
+    # inside "li2024foobar"
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(key)}(?![A-Za-z0-9_])")
+
+
+def rename_citekey(old: str, new: str, data_dir: Path | None = None, review: Path | None = None,
+                   chapters: Path | None = None) -> list[str]:
+    """Rename a citekey in every file that names it: the tables of data/ (citekey columns, claim ids
+    ``<citekey>-n``), the published labels (data/releases/), the review files and the chapters' citations.
+    Refused when `old` is unknown, `new` taken or not a citekey; files are edited as text (nothing else moves)."""
+    data_dir = data_dir or DATA
+    review = review or REVIEW_DIR
+    chapters = chapters or ROOT / "chapters"
+    _, rows = read_table(data_dir / "papers.csv")
+    _, review_rows = read_table(review / PAPERS_FILE)
+    keys = {r["citekey"] for r in rows} | {r["citekey"] for r in review_rows}
+    _, outside_rows = read_table(data_dir / "outside-corpus.csv")
+    if old not in keys:
+        raise DataError(f"rename-citekey: {old!r} is neither in {data_dir / 'papers.csv'} nor in the review files")
+    if new in keys or new in {r["citekey"] for r in outside_rows}:
+        raise DataError(f"rename-citekey: {new!r} is already a citekey")
+    if not re.fullmatch(r"[a-z][a-z0-9]*", new):
+        raise DataError(f"rename-citekey: {new!r}: a citekey is lower-case letters and digits, starting with a letter")
+    rx = _key_pattern(old)
+    files = [*sorted(data_dir.glob("*.csv")), *sorted((data_dir / "releases").glob("*.csv")),
+             *sorted(review.glob("*.csv")), *sorted(chapters.glob("*.md"))]
+    changed = []
+    for path in files:
+        before = path.read_text(encoding="utf-8")
+        after = rx.sub(new, before)
+        if after != before:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(after, encoding="utf-8")
+            tmp.replace(path)
+            changed.append(f"  {path}: {len(rx.findall(before))} occurrence(s)")
+    return [f"renamed {old} -> {new} in {len(changed)} file(s):", *changed]

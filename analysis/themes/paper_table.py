@@ -195,7 +195,8 @@ def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_seconda
     if include_secondary:
         mask |= df["secondary_theme"] == theme
     df = df[mask].sort_values(["year", "citekey"])
-    lines = [*new_papers_section(theme), "| paper | year | system | hardware | headline result | audit |", "|---|---|---|---|---|---|"]
+    lines = [*new_papers_section(theme), "| paper | year | system | hardware | headline result | audit |",
+             "|---|---|---|---|---|---|"]
     for _, r in df.iterrows():
         mark = "" if r["theme"] == theme else " (secondary)"
         year = "" if pd.isna(r["year"]) else str(int(r["year"]))
