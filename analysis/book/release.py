@@ -6,9 +6,9 @@ every glued fact's key, value, range, unit and the pages that paste it; from the
 ``date-released`` in CITATION.cff and snapshots every bibliography label (``data/releases/published-labels.csv``,
 :func:`analysis.book.bibliography.write_published_labels`) so that no published label changes later.
 
-The "What changed" page compares the current build's numbers and papers with the previous release: the
-newest kept release other than the version CITATION.cff names (before a release: the last one, so the page
-shows what an unreleased update has changed so far). It lists the papers added (and removed) and every glued
+The "What changed" page compares the current build's numbers and papers with the newest kept release (so
+between releases it shows what an unreleased update has changed so far); a build that is that release itself
+(nothing added, nothing moved) is compared as the release, with the one before it. It lists the papers added (and removed) and every glued
 finding whose value moved, old -> new, with the chapter that pastes it.
 """
 
@@ -45,12 +45,6 @@ def releases(folder: Path | None = None) -> list[str]:
 def citation_version(path: Path | None = None) -> str:
     m = re.search(r'^version:\s*"?([^"\n]+)"?\s*$', (path or CITATION).read_text(encoding="utf-8"), flags=re.M)
     return m.group(1).strip() if m else ""
-
-
-def previous(current: str, kept: list[str]) -> str:
-    """The release the page compares with: the newest kept one other than `current` ('' if none)."""
-    older = [v for v in kept if v != current]
-    return older[-1] if older else ""
 
 
 def read_numbers(path: Path) -> dict[str, dict[str, str]]:
@@ -122,21 +116,30 @@ def changes_markdown(old_numbers: dict[str, dict[str, str]], new_numbers: dict[s
 
 
 def write_changes(book: Path, folder: Path | None = None) -> Path:
-    """Write ``outputs/changes.md`` of the staged book (after ``outputs/numbers.csv``)."""
+    """Write ``outputs/changes.md`` of the staged book (after ``outputs/numbers.csv``): this build against the
+    newest kept release; when this build is that release itself (nothing added, nothing moved), that release
+    against the one before it."""
     from analysis.data import papers
 
+    folder = folder or RELEASES
     out = book / "outputs" / "changes.md"
     kept = releases(folder)
     current = citation_version()
-    since = previous(current, kept)
-    if not since:
-        text = "No earlier release is kept in `data/releases/`: nothing to compare with.\n"
-    else:
-        base = (folder or RELEASES) / since
+    now_numbers = read_numbers(book / "outputs" / "numbers.csv")
+    now_papers = list(papers.load()["citekey"])
+    text = (f"This build is release {current}, the first kept in `data/releases/`: nothing earlier to compare "
+            "with.\n" if kept else "No release is kept in `data/releases/` yet: nothing to compare with.\n")
+    for since in reversed(kept):
+        base = folder / since
         listed = base / "papers.txt"
         old_papers = listed.read_text(encoding="utf-8").split() if listed.is_file() else []
-        text = changes_markdown(read_numbers(base / "numbers.csv"), read_numbers(book / "outputs" / "numbers.csv"),
-                                old_papers, list(papers.load()["citekey"]), since, current)
+        old_numbers = read_numbers(base / "numbers.csv")
+        unchanged = set(old_papers) == set(now_papers) and not moved(old_numbers, now_numbers)
+        if unchanged and since == current:
+            now_numbers, now_papers = old_numbers, old_papers  # this build is the release: show its own changes
+            continue
+        text = changes_markdown(old_numbers, now_numbers, old_papers, now_papers, since, current)
+        break
     out.parent.mkdir(parents=True, exist_ok=True)
     if not out.is_file() or out.read_text(encoding="utf-8") != text:
         out.write_text(text, encoding="utf-8")
