@@ -7,7 +7,8 @@ import ast
 import pytest
 from conftest import ROOT
 
-MODULES = ["intake", "corpus", "classify", "claim_candidates", "identify", "text", "transaction"]
+MODULES = ["intake", "acceptance", "review_files", "corpus", "classify", "claim_candidates", "identify", "text",
+           "transaction"]
 LIMIT = 60
 
 

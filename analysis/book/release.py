@@ -8,8 +8,8 @@ every glued fact's key, value, range, unit and the pages that paste it; from the
 
 The "What changed" page compares the current build's numbers and papers with the newest kept release (so
 between releases it shows what an unreleased update has changed so far); a build that is that release itself
-(nothing added, nothing moved) is compared as the release, with the one before it. It lists the papers added (and removed) and every glued
-finding whose value moved, old -> new, with the chapter that pastes it.
+(nothing added, nothing moved) is compared as the release, with the one before it. It lists the papers added
+(and removed) and every glued finding whose value moved, old -> new, with the chapter that pastes it.
 """
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ def _audit_cell(verdicts: str | None) -> str:
 def new_papers_section(theme: str) -> list[str]:
     """The generated part of a chapter's paper table that cites the theme's papers its prose does not discuss
     yet (:func:`analysis.data.intake.unsynthesised`): honest about what the text covers, and every paper cited."""
-    from analysis.data.intake import NEW_SECTION, unsynthesised
+    from analysis.data.review_files import NEW_SECTION, unsynthesised
 
     df = papers.load().sort_values(["year", "citekey"])
     rows = df[df["theme"] == theme]
