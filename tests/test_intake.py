@@ -128,7 +128,8 @@ def test_a_new_seed_file_from_validation_to_the_tables(world: dict[str, Path]) -
     text = "\n".join(lines)
     assert f"{NEW_FILE}#4 = {dup_key} (similarity 1.000)" in text
     assert f"{len(NEW_ABSTRACTS)} new paper(s)" in text
-    assert re.search(r"theme classifier: \d+\.\d% accuracy in \d+-fold cross-validation", text)
+    assert re.search(r"theme classifier: the suggestion is right for \d+\.\d% and the suggestion or its runner-up "
+                     r"for \d+\.\d% of the \d+ labelled papers \(\d+ themes\) in \d+-fold cross-validation", text)
     records = _rows(world["review"] / intake.RECORDS_FILE)
     assert {r["ref"]: r["status"] for r in records} == {**{r: "new paper" for r in new_refs},
                                                         f"{NEW_FILE}#4": "exact duplicate"}

@@ -111,6 +111,8 @@ def test_a_new_seed_file_ends_in_a_green_build(scratch: Path, tmp_path: Path):
     assert boxes.count(intake.NEW_SECTION) >= 1 and "a test paper" in boxes
     changes = (staged / "changes.md").read_text(encoding="utf-8")
     assert "Papers added (2)" in changes
+    # this file holds the two test abstracts, which are seed text in this run: the copy check would name it
+    (scratch / "tests" / "test_living_review.py").unlink()
     _run(scratch, sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0", "-m", "not slow",
          "tests/test_chapters.py", "tests/test_data.py", "tests/test_numbers.py", "tests/test_corpus.py",
          "tests/test_release.py", seeds=seeds)
