@@ -139,3 +139,15 @@ def test_rename_citekey_everywhere(tmp_path: Path):
     assert after[0]["citekey"] == "renamedkey2024" and after[0]["claim_id"].startswith("renamedkey2024-")
     assert "renamedkey2024" in {r["citekey"] for r in intake.read_table(data / "papers.csv")[1]}
     assert not any(old in p.read_text(encoding="utf-8") for p in [*data.glob("*.csv"), *chapters.glob("*.md")])
+
+
+def test_a_finding_whose_key_was_reworded_is_followed():
+    """A fact key holds the assumptions' wording: a reworded key with the same citekey, quantity and unit is the
+    same finding, and its move is listed (the classifier's accuracy, reworded in this update, for example)."""
+    def num(key: str, value: str) -> dict[str, str]:
+        return {"key": key, "citekey": "book", "quantity": "acc", "value": value, "low": "", "high": "",
+                "unit": "%", "pages": "chapters/corpus.md"}
+
+    assert release.moved({"book|acc||old words": num("book|acc||old words", "68.5")},
+                         {"book|acc||new words": num("book|acc||new words", "72.3")}) == [
+        ("book|acc||new words", "68.5 %", "72.3 %", "chapters/corpus.md")]

@@ -74,13 +74,32 @@ def _shown(r: dict[str, str]) -> str:
     return f"{value} {r.get('unit', '')}".strip()
 
 
-def moved(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[tuple[str, str, str, str]]:
-    """(key, old value, new value, pages) of every finding in both whose value or range changed."""
+def _same_meaning(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    """Pairs (old key, new key) of a finding whose key changed but not its meaning: a key only one side has,
+    matched by citekey, quantity and unit when exactly one key on each side has them (a key also holds the
+    assumptions' wording, which an analysis may reword)."""
+    def meaning(r: dict[str, str]) -> tuple[str, str, str]:
+        return r.get("citekey", ""), r.get("quantity", ""), r.get("unit", "")
+
+    gone = [k for k in old if k not in new]
+    came = [k for k in new if k not in old]
     out = []
-    for key in sorted(old.keys() & new.keys()):
-        a, b = old[key], new[key]
+    for k in gone:
+        twins = [n for n in came if meaning(new[n]) == meaning(old[k])]
+        if len(twins) == 1 and sum(meaning(old[g]) == meaning(old[k]) for g in gone) == 1:
+            out.append((k, twins[0]))
+    return out
+
+
+def moved(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[tuple[str, str, str, str]]:
+    """(key, old value, new value, pages) of every finding in both whose value or range changed (a finding
+    whose key was reworded is followed: :func:`_same_meaning`)."""
+    pairs = [(k, k) for k in sorted(old.keys() & new.keys())] + _same_meaning(old, new)
+    out = []
+    for ko, kn in sorted(pairs, key=lambda p: p[1]):
+        a, b = old[ko], new[kn]
         if not all(_same(a.get(c, ""), b.get(c, "")) for c in ("value", "low", "high")):
-            out.append((key, _shown(a), _shown(b), b.get("pages", "") or a.get("pages", "")))
+            out.append((kn, _shown(a), _shown(b), b.get("pages", "") or a.get("pages", "")))
     return out
 
 
