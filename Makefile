@@ -31,7 +31,7 @@ FIGURE_FILES_STAMP := $(BUILD)/figure-files
 
 .PHONY: book book-locked test venv validate notebooks html figures figures-locked book-all book-all-locked run params \
 	bench clean freeze lint \
-	browser-deps corpus accept publish pdf cache-restored help
+	browser-deps corpus accept publish pdf cache-restored help release
 
 # One build at a time per checkout: `make book` (and `make clean`) hold this lock (flock(1),
 # util-linux); a second build waits for the first, saying so.
@@ -158,8 +158,15 @@ accept: export SEEDS_DIR = $(value SEEDS)
 accept: venv
 	$(PY) -m analysis accept
 
-# generated from the paper table once it has been validated
-references.bib: data/papers.csv data/outside-corpus.csv $(PKG) | $(BUILD)/validated
+## make release VERSION=x.y.z: keep this build's numbers in data/releases/<version>/ (the What changed page
+## compares the next builds with them), bump CITATION.cff, snapshot the bibliography's labels; then commit
+unexport VERSION
+release: export ANALYSIS_RELEASE_VERSION = $(value VERSION)
+release: book
+	$(PY) -m analysis release
+
+# generated from the paper table once it has been validated (labels as published: data/releases/)
+references.bib: data/papers.csv data/outside-corpus.csv $(wildcard data/releases/published-labels.csv) $(PKG) | $(BUILD)/validated
 	$(PY) -m analysis bib
 	@touch $@
 

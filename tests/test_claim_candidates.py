@@ -121,3 +121,57 @@ def test_claim_rows_carry_the_typed_fields_named_as_in_the_codebook() -> None:
         assert f"`{f}`" in codebook
     for s in cc.STATISTICS:
         assert f"| `{s}` |" in codebook
+
+
+# ---------------------------------------------------------------- one tokeniser with the copy check (issue 35)
+
+VERBATIM = Path(__file__).resolve().parents[2] / "shared" / "tools" / "verbatim_check.py"
+
+
+def _checker_words():
+    import importlib.util
+
+    if not VERBATIM.is_file():
+        pytest.skip(f"no copy checker at {VERBATIM}")
+    spec = importlib.util.spec_from_file_location("verbatim_check", VERBATIM)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.words
+
+
+@pytest.mark.parametrize("text", ["6.4x faster", "state-of-the-art kernels", "FlashDecoding++ on A100-80GB",
+                                  "Mélange cuts cost by 9.2× (vs. vLLM)", "x17.8 — 1,024 GPUs; pass@1"])
+def test_the_shared_tokeniser_counts_words_as_the_copy_checker_does(text: str):
+    from analysis.data.text import words
+
+    # the checker's own documentation of the rule, read in its source: "6.4x" is two words, "state-of-the-art" four
+    assert words("6.4x") == ["6", "4x"] and len(words("state-of-the-art")) == 4
+    assert words(text) == _checker_words()(text)
+
+
+def test_every_proposed_snippet_passes_the_copy_check():
+    """Issue 35: the extractor cut twelve whitespace words, which the checker counted as up to 16. Over every
+    corpus abstract, each proposed snippet has at most twelve words by the checker's own count, and no run of
+    thirteen words of the snippet is in any abstract (the checker's rule, with its own tokeniser)."""
+    from analysis.data.claims import MAX_EVIDENCE_WORDS
+
+    checker_words = _checker_words()
+    long = []
+    for p in corpus.load_corpus():
+        for c in cc.extract(p.text):
+            n = len(checker_words(c.evidence))
+            if n > MAX_EVIDENCE_WORDS or len(c.evidence.split()) > MAX_EVIDENCE_WORDS:
+                long.append((n, c.evidence))
+            assert " ".join(c.evidence.split()) in p.text
+    assert not long, long[:5]
+
+
+def test_a_snippet_with_split_words_is_cut_shorter():
+    from analysis.data.text import words
+
+    text = ("We present Foo, a state-of-the-art system that runs 6.4x faster than the well-known baseline "
+            "on eight A100-80GB GPUs in a multi-node set-up with end-to-end training.")
+    [c] = [c for c in cc.extract(text) if c.unit == "x"]
+    assert "6.4x" in c.evidence
+    assert len(words(c.evidence)) <= 12 < len(words(text))

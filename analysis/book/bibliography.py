@@ -12,12 +12,14 @@ all entries, so that every label in the book is unique)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
 
 from analysis.data import outside, papers
 from analysis.data.papers import LATEX_SPECIALS, arxiv_eprint, author_names, cited_year, short_name
+from analysis.data.paths import DATA, DataError, record_read
 
 OUTSIDE_NOTE = "Outside the corpus: cited as context, not one of the reviewed papers"
 
@@ -37,33 +39,97 @@ def label_author(authors: str | None, key: str) -> str:
     return author_label_text(authors, key)
 
 
-def year_suffixes(df: pd.DataFrame) -> dict[str, str]:
+PUBLISHED_LABELS = DATA / "releases" / "published-labels.csv"
+"""The author–year label of every entry as last released (citekey,label; `make release` rewrites it with
+:func:`write_published_labels`): a published label never changes when papers are added (issue 35)."""
+
+
+def label_base(row: pd.Series) -> str:
+    """The label without its suffix, as the bibliography renders it: "Li et al. 2024", "Foo n.d."."""
+    cited = cited_year(row)
+    year = str(cited) if cited is not None else "n.d."
+    return f"{label_author(author_names(row), short_name(row))} {year}"
+
+
+def published_labels(path: Path | None = None) -> dict[str, str]:
+    """citekey -> published label ({} without a snapshot); a malformed file is refused, naming its row."""
+    import csv
+
+    path = path or PUBLISHED_LABELS
+    if not path.is_file():
+        return {}
+    record_read(path)
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for i, r in enumerate(rows):
+        if not r.get("citekey") or not r.get("label"):
+            raise DataError(f"{path}: row {i + 2}: expected the columns citekey,label, both filled")
+    return {r["citekey"]: r["label"] for r in rows}
+
+
+def _kept_suffix(label: str | None, base: str) -> str | None:
+    """The suffix a published `label` gives an entry whose label is now `base` ("" for none), or None when the
+    entry was not published under this base (new, or its authors or year were corrected since)."""
+    if label is None or not label.startswith(base):
+        return None
+    rest = label[len(base):]
+    return rest if re.fullmatch(r"[a-z]*", rest) else None
+
+
+def year_suffixes(df: pd.DataFrame, published: dict[str, str] | None = None) -> dict[str, str]:
     """citekey -> "a", "b", ... for entries whose author–year label would otherwise repeat.
 
-    Within a group the order is the bibliography's (authors, year, title).
+    A label in `published` (default: the release snapshot, :func:`published_labels`) is kept as it was; the
+    other entries of a group take the next free suffixes, in the bibliography's order (authors, year, title).
     """
-    labels = {r["citekey"]: (label_author(author_names(r), short_name(r)), cited_year(r)) for _, r in df.iterrows()}
-    groups: dict[tuple[str, object], list[pd.Series]] = {}
+    published = published_labels() if published is None else published
+    bases = {r["citekey"]: label_base(r) for _, r in df.iterrows()}
+    groups: dict[str, list[pd.Series]] = {}
     for _, r in df.iterrows():
-        groups.setdefault(labels[r["citekey"]], []).append(r)
+        groups.setdefault(bases[r["citekey"]], []).append(r)
+    out: dict[str, str] = {}
+    for base, rows in groups.items():
+        kept = {r["citekey"]: k for r in rows if (k := _kept_suffix(published.get(r["citekey"]), base)) is not None}
+        if len(rows) == 1 and not kept.get(rows[0]["citekey"]):
+            continue
+        used = set(kept.values())
+        free = (s for s in map(suffix_letters, range(len(rows) + len(used) + 1)) if s not in used)
+        for r in sorted(rows, key=_order):
+            key = r["citekey"]
+            suffix = kept[key] if key in kept else next(free)
+            if suffix:
+                out[key] = suffix
+    return out
+
+
+def _order(r: pd.Series) -> tuple:
     from pybtex.bibtex.utils import split_name_list
     from pybtex.database import Entry, Person
 
     from analysis.book.bibstyle import sorting_key
 
-    def order(r: pd.Series) -> tuple:
-        names = author_names(r)
-        persons = {"author": [Person(s) for s in split_name_list(names)]} if names else {}
-        fields = {"year": str(cited_year(r)), "title": "{" + latex_escape(str(r["title"])) + "}"}
-        return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
+    names = author_names(r)
+    persons = {"author": [Person(s) for s in split_name_list(names)]} if names else {}
+    fields = {"year": str(cited_year(r)), "title": "{" + latex_escape(str(r["title"])) + "}"}
+    return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
 
-    out: dict[str, str] = {}
-    for rows in groups.values():
-        if len(rows) > 1:
-            rows.sort(key=order)
-            for i, r in enumerate(rows):
-                out[r["citekey"]] = suffix_letters(i)
-    return out
+
+def write_published_labels(path: Path | None = None) -> int:
+    """Snapshot every entry's current label (`make release`; after corrections of authors or years, the lead's
+    one command: `python -m analysis labels`); returns the number of entries."""
+    path = path or PUBLISHED_LABELS
+    df = bib_frame().sort_values("citekey")
+    suffixes = year_suffixes(df)
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["citekey", "label"])
+    w.writerows((r["citekey"], f"{label_base(r)}{suffixes.get(r['citekey'], '')}") for _, r in df.iterrows())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return len(df)
 
 
 def suffix_letters(i: int) -> str:

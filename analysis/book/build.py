@@ -82,6 +82,9 @@ def stage() -> None:
     _publishing()
     gallery.write_page(STAGE / "reference" / "figures.md")
     facts.write(STAGE)  # every glued value with its key and pages: outputs/numbers.csv
+    from analysis.book import release
+
+    release.write_changes(STAGE)  # the What changed page: these numbers against the previous release's
     from analysis.themes import outside_table
 
     # the coverage-gaps table (works outside the corpus), for ```{include} ../outputs/outside-corpus.md```

@@ -26,6 +26,11 @@
                                 out of date, one process per core
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
+  labels                        snapshot every bibliography label as published (data/releases/published-labels.csv)
+  release [--version x.y.z]     (make release VERSION=x.y.z) keep the build's numbers in data/releases/<version>/,
+                                bump CITATION.cff, snapshot the labels
+  rename-citekey OLD NEW [--review DIR]
+                                rename a citekey everywhere: data/*.csv (claim ids too), the review files
   url [--require] [--stamp F]   check the published URL ($ANALYSIS_BOOK_URL from make, else $BOOK_URL);
                                 --require: refuse a build without one (make publish); --stamp: record it in F
   citation                      check CITATION.cff (CFF 1.2.0 schema, title/authors/licences) and print it
@@ -189,6 +194,28 @@ def cmd_bib(args: argparse.Namespace) -> None:
     bibliography.write_bib(ROOT / "references.bib")
 
 
+def cmd_labels(args: argparse.Namespace) -> None:
+    from analysis.book import bibliography
+
+    n = bibliography.write_published_labels()
+    print(f"{n} bibliography labels written to {bibliography.PUBLISHED_LABELS}")
+
+
+def cmd_release(args: argparse.Namespace) -> None:
+    from analysis.book import release
+
+    version = args.version or os.environ.get("ANALYSIS_RELEASE_VERSION", "")
+    for line in release.release(version, STAGE / "outputs" / "numbers.csv"):
+        print(line)
+
+
+def cmd_rename_citekey(args: argparse.Namespace) -> None:
+    from analysis.data import intake
+
+    for line in intake.rename_citekey(args.old, args.new, review=args.review):
+        print(line)
+
+
 def cmd_url(args: argparse.Namespace) -> None:
     from analysis.book import publish
 
@@ -276,6 +303,13 @@ def _build_commands(sub: Any) -> None:
     f.add_argument("--check", action="store_true", help="only check the style (before any notebook runs)")
     _command(sub, "html", cmd_html)
     _command(sub, "bib", cmd_bib)
+    _command(sub, "labels", cmd_labels)
+    rl = _command(sub, "release", cmd_release)
+    rl.add_argument("--version", default=None, help="x.y.z (default: $ANALYSIS_RELEASE_VERSION)")
+    rk = _command(sub, "rename-citekey", cmd_rename_citekey)
+    rk.add_argument("old")
+    rk.add_argument("new")
+    rk.add_argument("--review", type=Path, default=None, help="the review folder (default _build/corpus)")
     u = _command(sub, "url", cmd_url)
     u.add_argument("--require", action="store_true", help="refuse when no URL is configured (publishing)")
     u.add_argument("--stamp", type=Path, default=None, help="write the URL to this file if it changed")

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from analysis.data.claims import MAX_EVIDENCE_WORDS, METRICS, QUALIFIERS, TIERS, UNITS, Claim
+from analysis.data.text import words
 
 NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # a number, or a range "1.5-2.0", "2× to more than 1000", "between 7 and 11" (the `and` form only after
@@ -192,16 +193,28 @@ def _metric(unit: str, default: str, before: str, after: str) -> str:
     return "speedup" if unit == "x" else default
 
 
+def _fits(text: str, spans: list[tuple[int, int]], lo: int, hi: int) -> bool:
+    """Whether words lo..hi stay within MAX_EVIDENCE_WORDS by both counts: the ledger's (whitespace) and the
+    copy check's (:func:`analysis.data.text.words`: "6.4x" is two words, "state-of-the-art" four)."""
+    return hi - lo + 1 <= MAX_EVIDENCE_WORDS and len(words(text[spans[lo][0]:spans[hi][1]])) <= MAX_EVIDENCE_WORDS
+
+
 def _evidence(text: str, start: int, end: int) -> str:
-    """At most MAX_EVIDENCE_WORDS whole words of `text` around [start, end)."""
+    """At most MAX_EVIDENCE_WORDS whole words of `text` around [start, end), counted both ways (:func:`_fits`):
+    the snippet grows a word at a time, before and after in turn, while it fits."""
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    first = next(i for i, (s, e) in enumerate(spans) if e > start)
-    last = max(i for i, (s, e) in enumerate(spans) if s < end)
-    width = last - first + 1
-    room = max(MAX_EVIDENCE_WORDS - width, 0)
-    lo = max(first - (room + 1) // 2, 0)
-    hi = min(last + room // 2, len(spans) - 1)
-    lo = max(min(lo, hi - MAX_EVIDENCE_WORDS + 1), 0)
+    lo = next(i for i, (s, e) in enumerate(spans) if e > start)
+    hi = max(i for i, (s, e) in enumerate(spans) if s < end)
+    while not _fits(text, spans, lo, hi) and hi > lo:  # a core too long on its own: keep its start
+        hi -= 1
+    grow_left = True
+    while True:
+        options = [(lo - 1, hi), (lo, hi + 1)] if grow_left else [(lo, hi + 1), (lo - 1, hi)]
+        fitting = [(a, b) for a, b in options if a >= 0 and b < len(spans) and _fits(text, spans, a, b)]
+        if not fitting:
+            break
+        lo, hi = fitting[0]
+        grow_left = not grow_left
     return text[spans[lo][0]:spans[hi][1]]
 
 
@@ -291,16 +304,13 @@ def _paired(text: str, start: int) -> str:
     return _STAT_WORDS[m.group("s2").lower()] if m else ""
 
 
-def candidates(text: str, classify: Callable[[str], str] | None = None) -> list[Candidate]:
-    """Candidate claims of one normalised abstract, in text order; overlapping matches keep the first.
+_Found = tuple[int, int, str, str, float | None, float | None, float | None, str, str]
 
-    Each holds a :class:`~analysis.data.claims.Claim` without id and paper (see :func:`claim_rows`) whose
-    hardware, precision and workload a person fills in on review, the baseline the words after it name
-    ("over vLLM"), the tier (`context` for a number in the sentences before the abstract first states the
-    paper's own work, else `headline` for a speedup or reduction and `setup` for the rest), and the
-    codebook's typed fields; `classify` (the book's keyword classifier) suggests the baseline class."""
-    # (start, end, unit, metric, value, low, high, bound word on the upper end, note)
-    found: list[tuple[int, int, str, str, float | None, float | None, float | None, str, str]] = []
+
+def _found(text: str) -> list[_Found]:
+    """Every number with a unit in `text`: (start, end, unit, metric, value, low, high, bound word on the
+    upper end, note), unsorted and possibly overlapping."""
+    found: list[_Found] = []
     for m in [*_NUMBER.finditer(text), *_BETWEEN.finditer(text)]:
         a, b, end = _num(m.group("a")), m.group("b"), m.end()
         for rx, unit, metric in _UNITS:  # one pass over the numbers; the first unit that follows wins
@@ -323,6 +333,18 @@ def candidates(text: str, classify: Callable[[str], str] | None = None) -> list[
         for m in rx.finditer(text):
             v = value if value is not None else float(_WORD_NUMBERS[m.group("w").lower()])
             found.append((m.start(), m.end(), "x", metric, v, None, None, "", f"stated in words: {m.group()!r}"))
+    return found
+
+
+def candidates(text: str, classify: Callable[[str], str] | None = None) -> list[Candidate]:
+    """Candidate claims of one normalised abstract, in text order; overlapping matches keep the first.
+
+    Each holds a :class:`~analysis.data.claims.Claim` without id and paper (see :func:`claim_rows`) whose
+    hardware, precision and workload a person fills in on review, the baseline the words after it name
+    ("over vLLM"), the tier (`context` for a number in the sentences before the abstract first states the
+    paper's own work, else `headline` for a speedup or reduction and `setup` for the rest), and the
+    codebook's typed fields; `classify` (the book's keyword classifier) suggests the baseline class."""
+    found = _found(text)
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
     problem_end = _problem_end(text)
     out: list[Candidate] = []

@@ -236,16 +236,62 @@ NEXT_STEP = ("next: `make corpus` writes the update to review to _build/corpus/ 
              "(docs/adding-papers.md)")
 
 
+def _ref_key(ref: str) -> tuple[str, int]:
+    name, _, n = ref.rpartition("#")
+    return name, int(n) if n.isdigit() else 0
+
+
+def folded(rows: list[tuple[str, str, str]], papers: list[Paper]) -> dict[str, str]:
+    """Seed papers folded into another paper's row (`make accept`'s ``merge`` mark: another version of a
+    paper in the table): fingerprint -> the citekey whose ``source_records`` list its records."""
+    by_ref = {r.ref: p for p in papers for r in p.records}
+    out: dict[str, str] = {}
+    for key, fp, src in rows:
+        for ref in filter(None, src.split(";")):
+            paper = by_ref.get(ref)
+            if paper is not None and paper.fingerprint != fp:
+                out.setdefault(paper.fingerprint, key)
+    return out
+
+
+def expected_sources(fp: str, key: str, papers: list[Paper], merged: dict[str, str]) -> str:
+    """The ``source_records`` a row should hold: the records of its own text and of every version folded into
+    it, in seed order (file name, then paragraph)."""
+    refs = [r.ref for p in papers if p.fingerprint == fp or merged.get(p.fingerprint) == key for r in p.records]
+    return ";".join(sorted(refs, key=_ref_key))
+
+
+def _stale_rows(rows: list[tuple[str, str, str]], papers: list[Paper], table: str) -> list[str]:
+    by_fp = {p.fingerprint: p for p in papers}
+    merged = folded(rows, papers)
+    own = {fp for _, fp, _ in rows}
+    stale = []
+    for i, (key, fp, src) in enumerate(rows):
+        if fp not in by_fp:
+            stale.append(f"  {table}: row {i + 2} ({key}): no seed record has its fingerprint "
+                         "(a seed file removed or edited?)")
+            continue
+        want = expected_sources(fp, key, papers, merged)
+        twice = [f for f, k in merged.items() if k == key and f in own]
+        if twice:
+            stale.append(f"  {table}: row {i + 2} ({key}), column source_records: lists records of a paper that "
+                         "has its own row")
+        elif src != want:
+            stale.append(f"  {table}: row {i + 2} ({key}), column source_records: {src!r}, but the seeds "
+                         f"hold {want!r}")
+    return stale
+
+
 def coverage_problems(rows: list[tuple[str, str, str]], papers: list[Paper], table: str = "data/papers.csv",
                       limit: int = 40) -> list[str]:
     """Where the paper table and the seed files disagree, as message lines ([] when they agree).
 
     `rows` are (citekey, fingerprint, source_records) of the paper table in file order. Reported:
-    seed records whose paper has no row (file#n and first words), rows whose fingerprint no seed
-    record has, and rows whose source_records differ from the records the seeds hold.
+    seed records whose paper has no row (file#n and first words; a version folded into another row's
+    ``source_records`` has one), rows whose fingerprint no seed record has, and rows whose source_records
+    differ from the records the seeds hold (:func:`expected_sources`).
     """
-    by_fp = {p.fingerprint: p for p in papers}
-    known = {fp for _, fp, _ in rows}
+    known = {fp for _, fp, _ in rows} | set(folded(rows, papers))
     missing = [(r, p) for p in papers if p.fingerprint not in known for r in p.records]
     out: list[str] = []
     if missing:
@@ -253,15 +299,7 @@ def coverage_problems(rows: list[tuple[str, str, str]], papers: list[Paper], tab
         out += [f"  {r.ref}  \"{first_words(p.text)}\"" for r, p in missing[:limit]]
         if len(missing) > limit:
             out.append(f"  ... and {len(missing) - limit} more (make corpus lists them all)")
-    stale = []
-    for i, (key, fp, src) in enumerate(rows):
-        paper = by_fp.get(fp)
-        if paper is None:
-            stale.append(f"  {table}: row {i + 2} ({key}): no seed record has its fingerprint "
-                         "(a seed file removed or edited?)")
-        elif paper.source_records != src:
-            stale.append(f"  {table}: row {i + 2} ({key}), column source_records: {src!r}, but the seeds "
-                         f"hold {paper.source_records!r}")
+    stale = _stale_rows(rows, papers, table)
     if stale:
         out.append(f"{len(stale)} row(s) of {table} do not match the seed records:")
         out += stale[:limit]
@@ -269,6 +307,25 @@ def coverage_problems(rows: list[tuple[str, str, str]], papers: list[Paper], tab
             out.append(f"  ... and {len(stale) - limit} more")
     if out:
         out.append(NEXT_STEP)
+    return out
+
+
+def judgements(pairs: list[tuple[str, str, float]], rows: list[tuple[str, str, str]],
+               papers: list[Paper]) -> list[str]:
+    """The judgement the paper table records for each near-duplicate pair (fingerprints a, b): "same paper,
+    merged into <citekey>" when one text is folded into the other's row, "separate papers" when each has a
+    row of its own (a reviewer accepted it with the pair shown), else "to judge" (a text still under review)."""
+    own = {fp: key for key, fp, _ in rows}
+    merged = folded(rows, papers)
+    out = []
+    for a, b, _ in pairs:
+        ka, kb = own.get(a) or merged.get(a), own.get(b) or merged.get(b)
+        if ka and ka == kb:
+            out.append(f"same paper, merged into {ka}")
+        elif a in own and b in own:
+            out.append("separate papers")
+        else:
+            out.append("to judge")
     return out
 
 
@@ -295,7 +352,8 @@ def check_coverage(rows: list[tuple[str, str, str]], folder: Path | None = None)
 
 
 def ingest(folder: Path | None, out: Path) -> list[str]:
-    """Write the record→paper map and the near-duplicate report (no abstract text) to `out`.
+    """Write the record→paper map and the near-duplicate report (no abstract text, with the judgement the
+    paper table records for each pair: :func:`judgements`) to `out`.
 
     records.csv: file, paragraph index, fingerprint and the citekey from data/papers.csv
     (empty when a seed paper has no row there). near-duplicates.csv: pairs to judge by hand.
@@ -309,9 +367,10 @@ def ingest(folder: Path | None, out: Path) -> list[str]:
         from analysis.data import papers as paper_data
 
         pp = paper_data.load()
-        keys = dict(zip(pp["fingerprint"], pp["citekey"], strict=True))
+        rows_t = list(zip(pp["citekey"], pp["fingerprint"], pp["source_records"].fillna(""), strict=True))
+        keys = {**folded(rows_t, papers), **dict(zip(pp["fingerprint"], pp["citekey"], strict=True))}
     except Exception:  # noqa: BLE001 - the map is still useful without the paper table
-        keys = {}
+        keys, rows_t = {}, []
     out.mkdir(parents=True, exist_ok=True)
     rows = [(r.file, r.index, p.fingerprint, keys.get(p.fingerprint, "")) for p in papers for r in p.records]
     tmp = out / "records.csv.tmp"
@@ -324,8 +383,9 @@ def ingest(folder: Path | None, out: Path) -> list[str]:
     tmp = out / "near-duplicates.csv.tmp"
     with tmp.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["fingerprint_a", "citekey_a", "fingerprint_b", "citekey_b", "jaccard_5gram"])
-        w.writerows((a, keys.get(a, ""), b, keys.get(b, ""), j) for a, b, j in pairs)
+        w.writerow(["fingerprint_a", "citekey_a", "fingerprint_b", "citekey_b", "jaccard_5gram", "judgement"])
+        w.writerows((a, keys.get(a, ""), b, keys.get(b, ""), j, judged)
+                    for (a, b, j), judged in zip(pairs, judgements(pairs, rows_t, papers), strict=True))
     tmp.replace(out / "near-duplicates.csv")
     unmapped = sum(1 for r in rows if not r[3])
     return [

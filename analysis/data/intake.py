@@ -24,83 +24,52 @@ words, subtopic, ...), sets ``review`` to ``accept`` (claims: ``accept`` or ``re
 validation as the build on it (schemas, themes, hardware names, claim evidence in the abstract,
 the seed records' coverage) and only then replaces data/papers.csv and data/claims.csv. Rows left
 ``unreviewed`` stay in the review files; a later `make corpus` keeps the rows already marked.
+
+The review files and their format are :mod:`analysis.data.review_files`, the merge :mod:`analysis.data.acceptance`
+(both re-exported here: ``intake.accept``, ``intake.read_table``, ...).
 """
 
 from __future__ import annotations
 
-import csv
-import datetime as dt
-import io
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from analysis.data import claim_candidates, classify, corpus, transaction
-from analysis.data.paths import BUILD, DATA, ROOT, DataError
+from analysis.data import claim_candidates, classify, corpus
+from analysis.data.acceptance import accept as accept
+from analysis.data.paths import DATA, ROOT, DataError
+from analysis.data.review_files import CLAIM_REVIEW as CLAIM_REVIEW
+from analysis.data.review_files import CLAIMS_FILE as CLAIMS_FILE
+from analysis.data.review_files import IDENTIFY_FILE as IDENTIFY_FILE
+from analysis.data.review_files import NEW_SECTION as NEW_SECTION
+from analysis.data.review_files import PAPER_EXTRA as PAPER_EXTRA
+from analysis.data.review_files import PAPER_REVIEW as PAPER_REVIEW
+from analysis.data.review_files import PAPERS_FILE as PAPERS_FILE
+from analysis.data.review_files import RECORD_COLUMNS as RECORD_COLUMNS
+from analysis.data.review_files import RECORDS_FILE as RECORDS_FILE
+from analysis.data.review_files import REVIEW_DIR as REVIEW_DIR
+from analysis.data.review_files import SOURCE_COLUMNS as SOURCE_COLUMNS
+from analysis.data.review_files import SOURCES_FILE as SOURCES_FILE
+from analysis.data.review_files import cited_in as cited_in
+from analysis.data.review_files import read_table as read_table
+from analysis.data.review_files import rename_citekey as rename_citekey
+from analysis.data.review_files import table_text as table_text
+from analysis.data.review_files import unsynthesised as unsynthesised
+from analysis.data.review_files import write_table as write_table
 
-REVIEW_DIR = BUILD / "corpus"
-PAPERS_FILE = "papers-to-review.csv"
-CLAIMS_FILE = "claims-to-review.csv"
-RECORDS_FILE = "new-records.csv"
-SOURCES_FILE = "source-updates.csv"
-IDENTIFY_FILE = "identify.csv"
-PAPER_EXTRA = ["theme_confidence", "theme_runner_up", "similar_to", "similarity", "identified_similarity",
-               "first_words"]
-PAPER_REVIEW = ("unreviewed", "accept")
-CLAIM_REVIEW = ("unreviewed", "accept", "reject")
-RECORD_COLUMNS = ["ref", "fingerprint", "status", "citekey", "similarity", "first_words"]
-SOURCE_COLUMNS = ["citekey", "fingerprint", "source_records_now", "source_records_seeds"]
 GENERIC = {"GPU", "GPUs", "CPU", "CPUs", "LLM", "LLMs", "AI", "ML", "DNN", "DNNs", "CNN", "CNNs", "NVIDIA",
            "AMD", "TPU", "TPUs", "FPGA", "ASIC", "API", "HPC", "MoE", "NeRF", "SOTA", "SoTA", "IO", "I/O"}
-
-
-# ---------------------------------------------------------------- CSV helpers (the tables' own format)
-
-def read_table(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """Header and rows of a CSV as strings ('' for empty); a missing file is an empty table."""
-    if not path.exists():
-        return [], []
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise DataError(f"{path}: line 1: the file starts with a byte-order mark (U+FEFF); save it as UTF-8 "
-                        "without BOM (a spreadsheet's 'CSV UTF-8' adds one)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DataError(f"{path}: line {line}: not valid UTF-8 ({exc.reason}); save it as UTF-8") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    rows = [{k: (v or "") for k, v in r.items()} for r in reader]
-    return list(reader.fieldnames or []), rows
-
-
-def table_text(header: list[str], rows: list[dict[str, str]]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=header, lineterminator="\n", extrasaction="raise")
-    w.writeheader()
-    w.writerows(rows)
-    return buf.getvalue()
-
-
-def write_table(path: Path, header: list[str], rows: list[dict[str, str]]) -> None:
-    """Write a CSV atomically (temporary name, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(table_text(header, rows), encoding="utf-8")
-    tmp.replace(path)
-
 
 # ---------------------------------------------------------------- suggestions
 
 _SYSTEM = re.compile(r"\b(?:propose|present|introduce|develop|design|call|name)[sd]?\s+(?:a |an |the )?"
                      r"(?:new |novel )?(?:system |framework |method |technique |library |accelerator )?"
-                     r"(?:called |named )?([A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)")
-_NAMEISH = re.compile(r"\b([A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\b")
+                     r"(?:called |named )?([A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\+*)")
+# a name is kept whole: "FlashDecoding++", "Llama-3-8B"
+_NAMEISH = re.compile(r"\b([A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?:\+\+?|\b))")
 
 
 def system_name(text: str) -> str:
@@ -110,7 +79,7 @@ def system_name(text: str) -> str:
     for rx in (_SYSTEM, _NAMEISH):
         for m in rx.finditer(text):
             name = m.group(1)
-            if name in GENERIC or name in UNITS or re.fullmatch(r"[A-Z]\d*", name):
+            if name.rstrip("+") in GENERIC or name in UNITS or re.fullmatch(r"[A-Z]\d*", name):
                 continue
             if rx is _NAMEISH or re.search(r"[A-Z].*[A-Z0-9]|\d", name):
                 return name
@@ -124,18 +93,21 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", ascii_text.lower())
 
 
-def suggest_citekey(text: str, taken: set[str], year: int, authors: str = "", title: str = "") -> str:
-    """family name of the first author + year + first title word (the table's convention), or
-    'anon' + year + the system's name when the paper is not identified yet; unique among `taken`."""
-    family = _slug(authors.split(" and ")[0].split(",")[0]) if authors else ""
-    word = ""
+def _title_word(text: str, title: str) -> str:
     if title:
         words = [w for w in re.findall(r"[A-Za-z0-9]+", title) if w.lower() not in {"a", "an", "the", "on", "of"}]
-        word = _slug(words[0]) if words else ""
-    if not word:
-        word = _slug(system_name(text)) or _slug(next((w for w in re.findall(r"[A-Za-z]{4,}", text)
-                                                       if w.lower() not in {"this", "that", "with", "from"}), "paper"))
-    base = f"{family or 'anon'}{year}{word}"
+        if words:
+            return _slug(words[0])
+    return _slug(system_name(text)) or _slug(next((w for w in re.findall(r"[A-Za-z]{4,}", text)
+                                                   if w.lower() not in {"this", "that", "with", "from"}), "paper"))
+
+
+def suggest_citekey(text: str, taken: set[str], year: int | str | None, authors: str = "", title: str = "") -> str:
+    """family name of the first author + year + first title word (the table's convention) from identified
+    metadata, or 'anon' + the seed file's year (none when its name has no date: never the clock's year) + the
+    system's name when the paper is not identified yet; unique among `taken`."""
+    family = _slug(authors.split(" and ")[0].split(",")[0]) if authors else ""
+    base = f"{family or 'anon'}{year or ''}{_title_word(text, title)}"
     if not re.match(r"^[a-z]", base):
         base = "p" + base
     key, n = base, 0
@@ -146,26 +118,46 @@ def suggest_citekey(text: str, taken: set[str], year: int, authors: str = "", ti
     return key
 
 
+def seed_year(paper: corpus.Paper) -> int | None:
+    """The year in the name of the seed file a paper first appears in ("2025-03-14.txt"), else None."""
+    m = re.search(r"(?<!\d)((?:19|20)\d\d)(?:[-_]?(?:0[1-9]|1[0-2]))?(?!\d)", paper.records[0].file)
+    return int(m.group(1)) if m else None
+
+
 def contribution_type(text: str) -> str:
     t = text.lower()
     for word, kind in (("survey", "survey"), ("benchmark", "benchmark"), ("dataset", "dataset"),
                        ("position paper", "position"), ("we argue", "position")):
         if word in t[:400]:
             return kind
+    if re.search(r"\b(?:this|our|we|a) (?:\w+ )?(?:study|studies|characteri[sz]\w*|measure\w*|analy[sz]\w*|"
+                 r"investigat\w*|quantif\w*|empirical\w*)\b", t[:500]) and not re.search(
+                     r"\bwe (?:propose|present|introduce|design|develop)\b", t[:500]):
+        return "benchmark"  # a measurement study: the table has no "study" type (schemas.PAPERS)
     return "system" if re.search(r"\bsystem\b|\bframework\b|\blibrary\b|\baccelerator\b", t[:400]) else "method"
+
+
+VENDOR_FAMILIES = {"GPU": r"(?:NVIDIA|AMD|Intel|Nvidia)(?:\s+(?:and|or|,)\s+(?:NVIDIA|AMD|Intel|Nvidia))*\s+GPUs?",
+                   "CPU": r"(?:Intel|AMD|Arm|ARM)(?:\s+(?:and|or|,)\s+(?:Intel|AMD|Arm|ARM))*\s+CPUs?",
+                   "TPU": r"(?:Google\s+)?(?:Cloud\s+)?TPUs?"}
+"""Vendor families named without a part ("NVIDIA and AMD GPUs"): the table's class of device."""
 
 
 @lru_cache(maxsize=4)
 def _hardware_regex(names: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, str]]:
     spelled = {v: n for n in names for v in (n, n.replace("-", " "))}
     alternatives = "|".join(re.escape(v) for v in sorted(spelled, key=lambda v: (-len(v), v)))
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])"), spelled
+    return re.compile(rf"(?<![\w-])(?:{alternatives})s?(?![\w-])"), spelled
 
 
 def hardware_names(text: str, names: list[str]) -> str:
-    """The hardware ids and families (data/hardware.csv) the abstract names, in order of appearance."""
+    """The hardware ids and families (data/hardware.csv) the abstract names, in order of appearance; a plural
+    ("H100s", "GPUs") and a vendor family ("NVIDIA and AMD GPUs": :data:`VENDOR_FAMILIES`) count."""
     rx, spelled = _hardware_regex(tuple(names))
-    return ";".join(dict.fromkeys(spelled[m.group(0)] for m in rx.finditer(text)))
+    found = [(m.start(), spelled.get(m.group(0)) or spelled[m.group(0)[:-1]]) for m in rx.finditer(text)]
+    found += [(m.start(), cls) for cls, pat in VENDOR_FAMILIES.items() if cls in names
+              for m in re.finditer(pat, text)]
+    return ";".join(dict.fromkeys(name for _, name in sorted(found)))
 
 
 def code_url(text: str) -> str:
@@ -194,72 +186,112 @@ def _hardware_list(data_dir: Path) -> list[str]:
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
-def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list[str], year: int,
-         identified: dict[str, dict[str, str]] | None = None, with_cv: bool = True,
-         classify_baseline: Callable[[str], str] | None = None) -> Update:
-    """Everything the update proposes, from the seed papers and the paper table's rows (no files);
-    `classify_baseline` (the book's keyword classifier) suggests each candidate's baseline class."""
-    identified = identified or {}
-    up = Update()
+def _duplicates(up: Update, papers: list[corpus.Paper], table: list[dict[str, str]]) -> list[corpus.Paper]:
+    """Sort the seed papers into those the table accounts for (returned: a row of their own, or folded into
+    a row as another version) and new ones (``up.new_papers``); note exact duplicates and source updates."""
+    rows = [(r["citekey"], r["fingerprint"], r["source_records"]) for r in table]
+    merged = corpus.folded(rows, papers)
     by_fp = {r["fingerprint"]: r for r in table}
     seed_fps = {p.fingerprint for p in papers}
     up.orphans = [r["citekey"] for r in table if r["fingerprint"] not in seed_fps]
     existing = [p for p in papers if p.fingerprint in by_fp]
-    up.new_papers = [p for p in papers if p.fingerprint not in by_fp]
+    up.new_papers = [p for p in papers if p.fingerprint not in by_fp and p.fingerprint not in merged]
     for p in existing:
         row = by_fp[p.fingerprint]
+        want = corpus.expected_sources(p.fingerprint, row["citekey"], papers, merged)
         listed = set(filter(None, row["source_records"].split(";")))
-        for r in p.records:
-            if r.ref not in listed:
-                up.exact_duplicates.append((r.ref, row["citekey"]))
-        if row["source_records"] != p.source_records:
+        up.exact_duplicates += [(ref, row["citekey"]) for ref in want.split(";") if ref not in listed]
+        if row["source_records"] != want:
             up.source_updates.append({"citekey": row["citekey"], "fingerprint": p.fingerprint,
-                                      "source_records_now": row["source_records"],
-                                      "source_records_seeds": p.source_records})
-    # near duplicates of each new paper: against the table's papers and among the new ones
+                                      "source_records_now": row["source_records"], "source_records_seeds": want})
+    return existing
+
+
+def _near(up: Update, existing: list[corpus.Paper], by_fp: dict[str, dict[str, str]]) -> dict[int, tuple[str, float]]:
+    """Near duplicates of each new paper, against the table's papers and among the new ones; returns, by the
+    new paper's position in ``up.new_papers``, its most similar paper (citekey or record) and the score."""
     texts = [p.text for p in existing] + [p.text for p in up.new_papers]
     names = [by_fp[p.fingerprint]["citekey"] for p in existing] + [p.records[0].ref for p in up.new_papers]
     best: dict[int, tuple[str, float]] = {}
     for i, j, jac in corpus.jaccard_pairs(texts, against=len(existing)):
         up.near_duplicates.append((names[j], names[i], jac))
         for a, b in ((j, i), (i, j)):
-            if a >= len(existing) and jac > best.get(a, ("", -1.0))[1]:
-                best[a] = (names[b], jac)
-    # the theme classifier, trained on the labelled papers
+            if a >= len(existing) and jac > best.get(a - len(existing), ("", -1.0))[1]:
+                best[a - len(existing)] = (names[b], jac)
+    return best
+
+
+def _themes(up: Update, existing: list[corpus.Paper], table: list[dict[str, str]],
+            with_cv: bool) -> list[classify.Suggestion]:
+    """The classifier's suggestions for the new papers (trained on the labelled ones), and its cross-validation."""
     abstracts = {p.fingerprint: p.text for p in existing}
     x, y = classify.labelled([(r["citekey"], r["fingerprint"], r["theme"]) for r in table], abstracts)
-    suggestions: list[classify.Suggestion] = []
-    if up.new_papers and len(set(y)) >= 2:
-        model = classify.train(x, y)
-        suggestions = classify.suggest(model, [p.text for p in up.new_papers])
-    if with_cv and len(set(y)) >= 2:
-        up.cv = classify.cross_validate(x, y)
+    sec = classify.secondaries([(r["citekey"], r["fingerprint"], r.get("secondary_theme", "")) for r in table],
+                               abstracts)
+    if len(set(y)) < 2:
+        return []
+    if with_cv:
+        up.cv = classify.cross_validate(x, y, secondary=sec)
+    return classify.suggest(classify.train(x, y, sec), [p.text for p in up.new_papers]) if up.new_papers else []
+
+
+TWIN_COLUMNS = ("title", "authors", "year", "venue", "venue_kind", "venue_year", "cited_version", "arxiv_id", "doi",
+                "url", "confirmed_url", "authors_source", "version_notes", "theme", "secondary_theme", "subtopic",
+                "contribution_type", "system_name", "hardware", "code_url", "headline", "summary")
+"""What a scaffold row copies from its near twin in the table (a merge keeps the twin's row; an accept as a
+separate paper starts from it)."""
+
+
+def _identified_fields(ident: dict[str, str]) -> dict[str, str]:
+    if ident.get("verdict") != "match":
+        return {}
+    aid = ident.get("arxiv_id", "")
+    link = f"https://arxiv.org/abs/{aid}" if aid else ""
+    return {"title": ident.get("title", ""), "authors": ident.get("authors", ""), "year": ident.get("year", ""),
+            "arxiv_id": aid, "url": link, "confirmed_url": link, "authors_source": link}
+
+
+def _scaffold_row(p: corpus.Paper, key: str, header: list[str], hardware: list[str],
+                  sug: classify.Suggestion | None, near: tuple[str, float] | None,
+                  ident: dict[str, str], twin: dict[str, str] | None) -> dict[str, str]:
+    row = {c: "" for c in header}
+    row.update({"venue_kind": "preprint", "cited_version": "preprint", "theme": sug.theme if sug else "",
+                "contribution_type": contribution_type(p.text), "system_name": system_name(p.text),
+                "hardware": hardware_names(p.text, hardware), "code_url": code_url(p.text)})
+    if twin:
+        row.update({c: twin.get(c, "") for c in TWIN_COLUMNS if twin.get(c)})
+    row.update(_identified_fields(ident))
+    row.update({"citekey": key, "source_records": p.source_records, "fingerprint": p.fingerprint})
+    return {"review": "unreviewed", **row,
+            "theme_confidence": f"{sug.confidence:.3f}" if sug else "",
+            "theme_runner_up": f"{sug.runner_up} ({sug.runner_up_confidence:.3f})" if sug else "",
+            "similar_to": near[0] if near else "", "similarity": f"{near[1]:.3f}" if near else "",
+            "identified_similarity": ident.get("similarity", ""), "first_words": corpus.first_words(p.text, 12)}
+
+
+def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list[str], year: int | None = None,
+         identified: dict[str, dict[str, str]] | None = None, with_cv: bool = True,
+         classify_baseline: Callable[[str], str] | None = None) -> Update:
+    """Everything the update proposes, from the seed papers and the paper table's rows (no files);
+    `classify_baseline` (the book's keyword classifier) suggests each candidate's baseline class. An
+    unidentified paper's citekey takes `year`, else its seed file's year (:func:`seed_year`), else none."""
+    identified = identified or {}
+    up = Update()
+    by_fp = {r["fingerprint"]: r for r in table}
+    by_key = {r["citekey"]: r for r in table}
+    existing = _duplicates(up, papers, table)
+    best = _near(up, existing, by_fp)
+    suggestions = _themes(up, existing, table, with_cv)
     taken = {r["citekey"] for r in table}
+    header = list(table[0]) if table else []
     for k, p in enumerate(up.new_papers):
         ident = identified.get(p.fingerprint, {})
-        matched = ident.get("verdict") == "match"
-        key = suggest_citekey(p.text, taken, int(ident["year"]) if matched else year,
-                              ident.get("authors", "") if matched else "", ident.get("title", "") if matched else "")
-        sug = suggestions[k] if suggestions else None
-        near = best.get(len(existing) + k)
-        aid = ident.get("arxiv_id", "") if matched else ""
-        row = {c: "" for c in table[0]} if table else {}
-        row.update({
-            "citekey": key, "title": ident.get("title", "") if matched else "",
-            "authors": ident.get("authors", "") if matched else "", "year": ident.get("year", "") if matched else "",
-            "venue_kind": "preprint", "cited_version": "preprint", "arxiv_id": aid,
-            "url": f"https://arxiv.org/abs/{aid}" if aid else "",
-            "confirmed_url": f"https://arxiv.org/abs/{aid}" if aid else "",
-            "authors_source": f"https://arxiv.org/abs/{aid}" if aid else "",
-            "theme": sug.theme if sug else "", "contribution_type": contribution_type(p.text),
-            "system_name": system_name(p.text), "hardware": hardware_names(p.text, hardware),
-            "code_url": code_url(p.text), "source_records": p.source_records, "fingerprint": p.fingerprint,
-        })
-        row = {"review": "unreviewed", **row,
-               "theme_confidence": f"{sug.confidence:.3f}" if sug else "",
-               "theme_runner_up": f"{sug.runner_up} ({sug.runner_up_confidence:.3f})" if sug else "",
-               "similar_to": near[0] if near else "", "similarity": f"{near[1]:.3f}" if near else "",
-               "identified_similarity": ident.get("similarity", ""), "first_words": corpus.first_words(p.text, 12)}
+        idf = _identified_fields(ident)
+        key = suggest_citekey(p.text, taken, idf.get("year") or year or seed_year(p), idf.get("authors", ""),
+                              idf.get("title", ""))
+        near = best.get(k)
+        row = _scaffold_row(p, key, header, hardware, suggestions[k] if suggestions else None, near, ident,
+                            by_key.get(near[0]) if near else None)
         up.scaffold.append(row)
         up.claims += [{"review": "unreviewed", **c}
                       for c in claim_candidates.claim_rows(key, p.text, classify_baseline)]
@@ -280,7 +312,7 @@ def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path
     header, table = read_table(data_dir / "papers.csv")
     if not header:
         raise DataError(f"{data_dir / 'papers.csv'}: the paper table is missing")
-    up = plan(papers, table, _hardware_list(data_dir), year or dt.date.today().year, load_identified(review),
+    up = plan(papers, table, _hardware_list(data_dir), year, load_identified(review),
               classify_baseline=classify_baseline)
     # rows a reviewer has already marked are kept as they were, with their claims
     _, old_papers = read_table(review / PAPERS_FILE)
@@ -341,8 +373,9 @@ def _summary(up: Update, review: Path, n_seed: int, n_table: int) -> list[str]:
     if up.orphans:
         lines.append(f"{len(up.orphans)} row(s) of data/papers.csv match no seed record: {', '.join(up.orphans)}")
     if up.cv:
-        lines.append(f"theme classifier: {100 * up.cv.accuracy:.1f}% accuracy in {up.cv.folds}-fold cross-validation "
-                     f"on the {up.cv.n_papers} labelled papers ({up.cv.n_themes} themes)")
+        lines.append(f"theme classifier: the suggestion is right for {100 * up.cv.accuracy:.1f}% and the suggestion "
+                     f"or its runner-up for {100 * up.cv.top2:.1f}% of the {up.cv.n_papers} labelled papers "
+                     f"({up.cv.n_themes} themes) in {up.cv.folds}-fold cross-validation")
     if up.kept:
         lines.append(f"{up.kept} scaffold row(s) already marked by a reviewer were kept as they were")
     lines.append(f"to review: {rel}/{PAPERS_FILE}, {rel}/{CLAIMS_FILE} (records: {rel}/{RECORDS_FILE}; "
@@ -352,119 +385,3 @@ def _summary(up: Update, review: Path, n_seed: int, n_table: int) -> list[str]:
     else:
         lines.append("nothing to accept: data/papers.csv accounts for every seed record")
     return lines
-
-
-# ---------------------------------------------------------------- accept
-
-def _check_review(path: Path, rows: list[dict[str, str]], allowed: tuple[str, ...]) -> None:
-    bad = [f"{path}: row {i + 2}, column review: {r.get('review', '')!r} (expected one of {', '.join(allowed)})"
-           for i, r in enumerate(rows) if r.get("review", "") not in allowed]
-    if bad:
-        raise DataError("\n".join(bad[:20]))
-
-
-def _schema_check(review_file: Path, header: list[str], rows: list[tuple[int, dict[str, str]]], schema: object,
-                  name: str) -> None:
-    """Check the accepted rows against their table's schema, naming the review file's rows."""
-    from analysis.data.tables import read_csv
-
-    if not rows:
-        return
-    with tempfile.TemporaryDirectory(prefix="accept-") as tmp:
-        path = Path(tmp) / name
-        path.write_text(table_text(header, [r for _, r in rows]), encoding="utf-8")
-        try:
-            read_csv(name, schema, path=path)
-        except DataError as exc:
-            lines_at = [i for i, _ in rows]
-
-            def where(m: re.Match[str]) -> str:
-                k = int(m.group(1)) - 2
-                return f"row {lines_at[k] + 2}" if 0 <= k < len(lines_at) else m.group(0)
-
-            text = re.sub(r"row (\d+)", where, str(exc)).replace(str(path), str(review_file))
-            raise DataError(f"accepted rows that do not fit data/{name} (nothing was changed):\n{text}") from None
-
-
-def accept(review: Path | None = None, data_dir: Path | None = None, seeds: Path | None = None) -> list[str]:
-    """Merge the accepted rows of the review files into data/, after validating the result; data/ and the
-    review files change together or not at all (:func:`analysis.data.transaction.commit_all_or_none`)."""
-    from analysis.data import claims as claim_data
-    from analysis.data import schemas
-
-    review = review or REVIEW_DIR
-    data_dir = data_dir or DATA
-    if not review.is_dir():
-        raise DataError(f"{review}: no review folder (run `make corpus` first, or give --review an existing "
-                        "folder)")
-    recovered = transaction.recover(data_dir)
-    if recovered:
-        return [recovered, "nothing else was done: review the files and run `make accept` again"]
-    seeds = (seeds or corpus.seeds_dir()).resolve()
-    p_header, p_rows = read_table(data_dir / "papers.csv")
-    c_header, c_rows = read_table(data_dir / "claims.csv")
-    _, rp = read_table(review / PAPERS_FILE)
-    _, rc = read_table(review / CLAIMS_FILE)
-    _, rs = read_table(review / SOURCES_FILE)
-    _check_review(review / PAPERS_FILE, rp, PAPER_REVIEW)
-    _check_review(review / CLAIMS_FILE, rc, CLAIM_REVIEW)
-    new_p = [(i, {c: r.get(c, "") for c in p_header}) for i, r in enumerate(rp) if r["review"] == "accept"]
-    new_c = [(i, {c: r.get(c, "") for c in c_header}) for i, r in enumerate(rc) if r["review"] == "accept"]
-    rejected = sum(1 for r in rc if r["review"] == "reject")
-    known = {r["citekey"] for r in p_rows} | {r["citekey"] for _, r in new_p}
-    orphan_claims = [f"{review / CLAIMS_FILE}: row {i + 2}, column citekey: {r['citekey']!r} is neither in "
-                     "data/papers.csv nor an accepted paper row" for i, r in new_c if r["citekey"] not in known]
-    if orphan_claims:
-        raise DataError("\n".join(orphan_claims[:20]))
-    _schema_check(review / PAPERS_FILE, p_header, new_p, schemas.PAPERS, "papers.csv")
-    _schema_check(review / CLAIMS_FILE, c_header, new_c, claim_data.SCHEMA, "claims.csv")
-    # mechanical updates of source_records (an exact duplicate in a new seed file)
-    applied = 0
-    by_fp = {r["fingerprint"]: r for r in p_rows}
-    for u in rs:
-        row = by_fp.get(u["fingerprint"])
-        if row is not None and row["source_records"] == u["source_records_now"]:
-            row["source_records"] = u["source_records_seeds"]
-            applied += 1
-    if not (new_p or new_c or applied):
-        return [f"nothing to accept in {review} (no row has review=accept, no source-record update)"]
-    merged_p = p_rows + [r for _, r in new_p]
-    merged_c = c_rows + [r for _, r in new_c]
-    with tempfile.TemporaryDirectory(prefix="accept-") as tmp:
-        staged = Path(tmp) / "data"
-        shutil.copytree(data_dir, staged)
-        (staged / "papers.csv").write_text(table_text(p_header, merged_p), encoding="utf-8")
-        (staged / "claims.csv").write_text(table_text(c_header, merged_c), encoding="utf-8")
-        # the papers left unreviewed may still lack their row; every other check applies in full
-        pending = Path(tmp) / "pending.txt"
-        pending.write_text("\n".join(r["fingerprint"] for r in rp if r["review"] != "accept") + "\n",
-                           encoding="utf-8")
-        from analysis.data import validate
-
-        try:  # in this process, against the staged copy (the themes' and audit's files as the CLI registered)
-            validate.validate_folder(staged, seeds=seeds, pending=pending)
-        except DataError as exc:
-            raise DataError("the accepted rows do not validate with the rest of data/ (nothing was changed):\n"
-                            f"error: {str(exc).replace(str(staged), 'data')}") from None
-        # the review files keep what is still to decide; they change with data/, in one commit
-        done_p = {i for i, _ in new_p}
-        rev = Path(tmp) / "review"
-        rev.mkdir()
-        write_table(rev / PAPERS_FILE, list(rp[0].keys()) if rp else ["review"],
-                    [r for i, r in enumerate(rp) if i not in done_p])
-        write_table(rev / CLAIMS_FILE, list(rc[0].keys()) if rc else ["review"],
-                    [r for r in rc if r["review"] == "unreviewed"])
-        write_table(rev / SOURCES_FILE, SOURCE_COLUMNS, [])
-        transaction.commit_all_or_none([(staged / "papers.csv", data_dir / "papers.csv"),
-                            (staged / "claims.csv", data_dir / "claims.csv"),
-                            *((rev / n, review / n) for n in (PAPERS_FILE, CLAIMS_FILE, SOURCES_FILE))],
-                           data_dir / transaction.JOURNAL)
-    left = len(rp) - len(new_p)
-    return [
-        f"accepted {len(new_p)} paper row(s) and {len(new_c)} claim(s) into {data_dir}; "
-        f"{applied} source-record update(s); {rejected} claim candidate(s) rejected",
-        "validated like any data (python -m analysis validate on the merged copy): ok",
-        f"{left} paper row(s) still unreviewed in {review / PAPERS_FILE}" if left else
-        "no paper row left to review",
-        "next: `make book` (rebuilds what the new rows change)",
-    ]

@@ -29,10 +29,26 @@ def comparisons(ledger: pd.DataFrame | None = None) -> pd.DataFrame:
     return d[claims.comparison_mask(d)]
 
 
-def sample(size: int = SIZE, seed: int = SEED) -> pd.DataFrame:
-    """`size` comparison claims, drawn per primary theme in proportion to the theme's share (at least one each),
-    in claim-id order."""
+DRAWN_FROM = "1.0.0"
+"""The release whose papers the sample was drawn from (data/releases/<it>/papers.txt): papers accepted later
+(`make accept`, issue 35) add claims to the ledger but leave the drawn sample as it was."""
+
+
+def _population() -> pd.DataFrame:
+    from analysis.data.paths import DATA, record_read
+
     pop = comparisons().merge(papers.load()[["citekey", "theme"]], on="citekey", how="left")
+    listed = DATA / "releases" / DRAWN_FROM / "papers.txt"
+    if listed.is_file():
+        record_read(listed)
+        pop = pop[pop["citekey"].isin(set(listed.read_text(encoding="utf-8").split()))]
+    return pop
+
+
+def sample(size: int = SIZE, seed: int = SEED) -> pd.DataFrame:
+    """`size` comparison claims of the papers of release :data:`DRAWN_FROM`, drawn per primary theme in
+    proportion to the theme's share (at least one each), in claim-id order."""
+    pop = _population()
     share = pop["theme"].value_counts(normalize=True)
     counts = (share * size).round().astype(int).clip(lower=1)
     picked = [g.sample(n=min(int(counts[t]), len(g)), random_state=seed) for t, g in pop.groupby("theme")]

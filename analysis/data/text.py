@@ -26,3 +26,44 @@ def forbidden_char(text: str) -> str:
 # innerHTML: angle brackets are refused in titles (issue 38), whatever later escaping does.
 ANGLE = re.compile(r"[<>]")
 ANGLE_REASON = "'<' or '>' in a title (titles become headings and search results; write 'under', 'over')"
+
+
+# ---------------------------------------------------------------- words, as the copy check counts them
+
+WORD = re.compile(r"[a-z0-9]+")
+"""A word for the project's copy check (../shared/tools/verbatim_check.py, third-party and read-only: its
+``words``): a run of ASCII letters and digits after lower-casing. "6.4x" is two words ("6", "4x") and
+"state-of-the-art" four. The claim extractor cuts its evidence snippets by this rule, and `make accept`
+runs the same check, so a proposed snippet passes the copy check by construction."""
+
+
+def words(text: str) -> list[str]:
+    """The copy check's words of `text` (see :data:`WORD`)."""
+    return WORD.findall(text.lower())
+
+
+def shared_grams(abstracts: list[str], max_words: int) -> set[tuple[str, ...]]:
+    """Every run of `max_words` + 1 words of the abstracts: a text sharing one of them copies too much."""
+    n = max_words + 1
+    grams: set[tuple[str, ...]] = set()
+    for abstract in abstracts:
+        w = words(abstract)
+        grams.update(tuple(w[i:i + n]) for i in range(len(w) - n + 1))
+    return grams
+
+
+def copied_runs(text: str, grams: set[tuple[str, ...]], max_words: int) -> list[str]:
+    """The runs of more than `max_words` words of `text` that an abstract holds (the copy check's rule)."""
+    n = max_words + 1
+    toks = words(text)
+    out, i = [], 0
+    while i <= len(toks) - n:
+        if tuple(toks[i:i + n]) in grams:
+            j = i + n
+            while j < len(toks) and tuple(toks[j - n + 1:j + 1]) in grams:
+                j += 1
+            out.append(" ".join(toks[i:j]))
+            i = j
+        else:
+            i += 1
+    return out

@@ -167,6 +167,24 @@ def _audit_cell(verdicts: str | None) -> str:
     return f"{{doc}}`{summary} </notebooks/claims-audit>`"
 
 
+def new_papers_section(theme: str) -> list[str]:
+    """The generated part of a chapter's paper table that cites the theme's papers its prose does not discuss
+    yet (:func:`analysis.data.intake.unsynthesised`): honest about what the text covers, and every paper cited."""
+    from analysis.data.review_files import NEW_SECTION, unsynthesised
+
+    df = papers.load().sort_values(["year", "citekey"])
+    rows = df[df["theme"] == theme]
+    new = unsynthesised(theme, list(rows["citekey"]))
+    if not new:
+        return []
+    headline = dict(zip(rows["citekey"], rows["headline"], strict=True))
+    items = [f"- {{cite:t}}`{k}`" + (f": {_cell(headline[k])}" if pd.notna(headline[k]) else "") for k in new]
+    return [f"```{{admonition}} {NEW_SECTION}", ":class: note",
+            f"{len(new)} paper(s) of this theme joined the corpus after this chapter's text was written. They are "
+            "in the table below and in every count and figure of the book, but the prose above does not discuss "
+            "them yet; the headline is the reviewer's, from the abstract.", "", *items, "```", ""]
+
+
 def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_secondary: bool = True) -> str:
     """A MyST table of a theme's papers: citation, year, system, hardware, headline, audit verdict.
 
@@ -177,7 +195,8 @@ def chapter_table_markdown(theme: str, verdicts: dict[str, str], include_seconda
     if include_secondary:
         mask |= df["secondary_theme"] == theme
     df = df[mask].sort_values(["year", "citekey"])
-    lines = ["| paper | year | system | hardware | headline result | audit |", "|---|---|---|---|---|---|"]
+    lines = [*new_papers_section(theme), "| paper | year | system | hardware | headline result | audit |",
+             "|---|---|---|---|---|---|"]
     for _, r in df.iterrows():
         mark = "" if r["theme"] == theme else " (secondary)"
         year = "" if pd.isna(r["year"]) else str(int(r["year"]))
