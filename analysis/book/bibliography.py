@@ -114,12 +114,14 @@ def _order(r: pd.Series) -> tuple:
     return (sorting_key(Entry("misc", fields=fields, persons=persons)), r["citekey"])
 
 
-def write_published_labels(path: Path | None = None) -> int:
-    """Snapshot every entry's current label (`make release`; after corrections of authors or years, the lead's
-    one command: `python -m analysis labels`); returns the number of entries."""
+def write_published_labels(path: Path | None = None, fresh: bool = False) -> int:
+    """Snapshot every entry's current label (`make release`, which keeps every published label); with `fresh`
+    (`python -m analysis labels --fresh`, after corrections of authors or years, before a release) the suffixes
+    are assigned anew, in the bibliography's order, as if nothing had been published. Returns the number of
+    entries."""
     path = path or PUBLISHED_LABELS
     df = bib_frame().sort_values("citekey")
-    suffixes = year_suffixes(df)
+    suffixes = year_suffixes(df, published={} if fresh else None)
     import csv
     import io
 

@@ -26,7 +26,8 @@
                                 out of date, one process per core
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
-  labels                        snapshot every bibliography label as published (data/releases/published-labels.csv)
+  labels [--fresh]              snapshot every bibliography label as published (data/releases/published-labels.csv);
+                                --fresh: assign the suffixes anew (a deliberate relabelling before a release)
   release [--version x.y.z]     (make release VERSION=x.y.z) keep the build's numbers in data/releases/<version>/,
                                 bump CITATION.cff, snapshot the labels
   rename-citekey OLD NEW [--review DIR]
@@ -197,7 +198,7 @@ def cmd_bib(args: argparse.Namespace) -> None:
 def cmd_labels(args: argparse.Namespace) -> None:
     from analysis.book import bibliography
 
-    n = bibliography.write_published_labels()
+    n = bibliography.write_published_labels(fresh=args.fresh)
     print(f"{n} bibliography labels written to {bibliography.PUBLISHED_LABELS}")
 
 
@@ -303,7 +304,9 @@ def _build_commands(sub: Any) -> None:
     f.add_argument("--check", action="store_true", help="only check the style (before any notebook runs)")
     _command(sub, "html", cmd_html)
     _command(sub, "bib", cmd_bib)
-    _command(sub, "labels", cmd_labels)
+    lb = _command(sub, "labels", cmd_labels)
+    lb.add_argument("--fresh", action="store_true",
+                    help="assign the suffixes anew (after corrections of years or authors, before a release)")
     rl = _command(sub, "release", cmd_release)
     rl.add_argument("--version", default=None, help="x.y.z (default: $ANALYSIS_RELEASE_VERSION)")
     rk = _command(sub, "rename-citekey", cmd_rename_citekey)

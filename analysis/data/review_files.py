@@ -110,8 +110,11 @@ def rename_citekey(old: str, new: str, data_dir: Path | None = None, review: Pat
     if not re.fullmatch(r"[a-z][a-z0-9]*", new):
         raise DataError(f"rename-citekey: {new!r}: a citekey is lower-case letters and digits, starting with a letter")
     rx = _key_pattern(old)
-    files = [*sorted(data_dir.glob("*.csv")), *sorted((data_dir / "releases").glob("*.csv")),
-             *sorted(review.glob("*.csv")), *sorted(chapters.glob("*.md"))]
+    # a release's numbers and paper list name the paper by its key too: the rename keeps them the same paper
+    # (the What changed page, the second coding's population)
+    releases = [f for f in sorted((data_dir / "releases").rglob("*")) if f.suffix in (".csv", ".txt")]
+    files = [*sorted(data_dir.glob("*.csv")), *releases, *sorted(review.glob("*.csv")), *sorted(chapters.glob("*.md")),
+             *sorted((chapters.parent / "analysis" / "notebooks").glob("*.md"))]
     changed = []
     for path in files:
         before = path.read_text(encoding="utf-8")
