@@ -59,9 +59,15 @@ THEME_COLOURS: dict[str, str] = {
     "beyond-ml": "#BBBBBB",
 }
 
+# A talk figure fills the slide's whole canvas (13.333 × 7.5 in; its PNG 1920 × 1080 px), with a strip this
+# high at its bottom left free for the footer.
+TALK_DPI = 144
+TALK_FOOTER_IN = 0.42
+
+
 STYLES: dict[str, dict[str, Any]] = {
     "book": {"figsize": (8.0, 4.8), "font": 11, "line": 1.8, "marker": 6},
-    "talk": {"figsize": (13.333, 7.5), "font": 20, "line": 3.2, "marker": 11},
+    "talk": {"figsize": (1920 / TALK_DPI, 1080 / TALK_DPI), "font": 20, "line": 3.2, "marker": 11},
 }
 
 
@@ -239,6 +245,7 @@ def save(
         write_files(fig, out, entry, ("svg", "png"))
         gallery_image(out / f"{fig_id}.png", out / "gallery" / f"{fig_id}.webp")
     else:
+        fig.tight_layout(rect=(0, TALK_FOOTER_IN / fig.get_size_inches()[1], 1, 1))  # the slide, above its footer
         write_files(fig, out, entry, ("svg", "png", "pdf"))
     svg = out / f"{fig_id}.svg"
     show(svg, fig_id, title, alt)
@@ -293,12 +300,15 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
         pdf_meta.update({"Title": title, "Subject": footer})
         entry["footer"] = footer
     out.mkdir(parents=True, exist_ok=True)
-    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta}, "png": {"dpi": 300, "metadata": png_meta},
+    talk = entry["style"] == "talk"  # the whole 16:9 canvas (no tight crop), its PNG at 1920 × 1080
+    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta},
+                                           "png": {"dpi": TALK_DPI if talk else 300, "metadata": png_meta},
                                            "pdf": {"metadata": pdf_meta}}
     for fmt in formats:
         path = out / f"{fig_id}.{fmt}"
         tmp = path.with_name(f".{path.name}.tmp")
-        fig.savefig(tmp, format=fmt, **options[fmt])
+        with plt.rc_context({"savefig.bbox": "standard"} if talk else {}):
+            fig.savefig(tmp, format=fmt, **options[fmt])
         tmp.replace(path)
     if write_entry:
         path = out / f"{fig_id}.json"
@@ -362,7 +372,7 @@ def _footer_candidates(labels: list[str], note: str, tail: str) -> Iterator[str]
 
 
 def add_footer(fig: plt.Figure, fig_id: str, sources: Sequence[str], source_note: str) -> tuple[str, dict[str, str]]:
-    """Draw the talk footer below everything in the figure: one line, no wider than the slide.
+    """Draw the talk footer at the bottom of the slide, below the drawing: one line, no wider than the slide.
 
     Returns the footer text and the attribution metadata (Rights, Source) for the files.
     """
@@ -372,13 +382,12 @@ def add_footer(fig: plt.Figure, fig_id: str, sources: Sequence[str], source_note
     known = _paper_labels()
     labels = [known.get(k, k) for k in sources]
     tail = f" · {meta['licence']} · {publish.short_url(meta['url'])} · Figure {fig_id}"
-    fig.canvas.draw()  # lay the figure out as it will be saved
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    box = fig.get_tightbbox(renderer)
     w_in, h_in = fig.get_size_inches()
-    text = fig.text(box.x0 / w_in, (box.y0 - 0.12) / h_in, "", ha="left", va="top", fontsize=FOOTER_POINTS,
+    # in the strip the slide's layout keeps free at its bottom (TALK_FOOTER_IN), one line across the slide
+    text = fig.text(0.15 / w_in, 0.12 / h_in, "", ha="left", va="bottom", fontsize=FOOTER_POINTS,
                     color="#444444", gid=FOOTER_GID, parse_math=False)
-    room = max(box.width, 0.95 * w_in)  # as wide as the drawing, or nearly the slide's width
+    room = w_in - 0.3
     for candidate in _footer_candidates(labels, source_note, tail):
         text.set_text(candidate)
         if text.get_window_extent(renderer).width / fig.dpi <= room:
