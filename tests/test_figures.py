@@ -65,7 +65,7 @@ def test_talk_version_is_the_same_drawing_at_slide_size_with_its_footer(tmp_path
     assert talk["footer"].startswith("Sources: test") and talk["footer"].endswith("Figure det-test")
     svg_and_entry = b"".join((tmp_path / "figures" / f"det-test.{x}").read_bytes() for x in ("svg", "json"))
     assert talk["source_sha256"] == hashlib.sha256(svg_and_entry).hexdigest()
-    with Image.open(tmp_path / "figures" / "det-test.png") as b, Image.open(tmp_path / "talk" / "det-test.png") as t:
+    with Image.open(tmp_path / "talk" / "det-test.png") as t:
         assert t.size == (1920, 1080), "the talk version is the whole 16:9 slide"
     # every text is scaled by the talk style's font ratio (tick labels, axis label, legend): this sparse
     # figure needs no smaller factor
