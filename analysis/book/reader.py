@@ -20,6 +20,8 @@
   ``bibkey-<citekey>``, so generated HTML (the paper explorer's rows, which load after the page and
   are never seen by Sphinx) links to ``…/bibliography.html#bibkey-<citekey>``. tests/test_bibliography.py
   checks that every paper has its anchor.
+- **No source maps shipped.** The theme's ``*.map`` files and the comments naming them are dropped from
+  ``_static`` once the build has finished (:func:`drop_source_maps`).
 """
 
 from __future__ import annotations
@@ -152,8 +154,39 @@ def _escape_search_index() -> None:
     IndexBuilder.freeze = escaped_freeze  # type: ignore[method-assign]
 
 
+_SOURCE_MAP = re.compile(rb"\n?/[*/]# sourceMappingURL=[^\s*]+(?: ?\*/)?[ \t]*(?=\n|$)")
+
+
+def drop_source_maps(outdir: str | Any) -> int:
+    """No source maps shipped (issue 34): the theme's ``*.map`` files (3.5 MB, for its developers'
+    debuggers) are removed from ``_static`` and the comments naming them from its scripts and style
+    sheets. Returns the number of files changed or removed."""
+    from pathlib import Path
+
+    static = Path(outdir) / "_static"
+    changed = 0
+    for path in sorted(static.rglob("*")) if static.is_dir() else []:
+        if path.suffix == ".map" and path.is_file():
+            path.unlink()
+            changed += 1
+        elif path.suffix in (".js", ".css") and path.is_file():
+            data = path.read_bytes()
+            if b"sourceMappingURL=" in data:
+                stripped = _SOURCE_MAP.sub(b"", data)
+                if stripped != data:
+                    path.write_bytes(stripped)
+                    changed += 1
+    return changed
+
+
+def _build_finished(app: Sphinx, exception: Exception | None) -> None:
+    if exception is None and app.builder.format == "html":
+        drop_source_maps(app.outdir)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     _escape_search_index()
     app.connect("html-page-context", _page_context, priority=600)
+    app.connect("build-finished", _build_finished)
     app.connect("doctree-resolved", add_bibkey_anchors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
