@@ -55,37 +55,37 @@ _FIGURES_ONCE_JS = """() => {
   }
   return dropped;
 }"""
-# The contents page is the book's (issue 34): its chapters in the order of the table of contents, each
-# linked to where it starts, in place of the one-item list that opened the one-page HTML.
+# The contents page is the book's (issue 34): the theme's print-only contents (#jb-print-toc) listed only the
+# first page's first section; it gets every page of the book in order (each starts at a "document-" anchor
+# of the one-page HTML), indented by its heading's level, linked to where it starts, and a page of its own.
 _CONTENTS_JS = """() => {
   const article = document.querySelector('.bd-article') || document.body;
-  for (const wrapper of Array.from(article.querySelectorAll('.toctree-wrapper'))) {
-    if (wrapper.querySelectorAll('li').length <= 1) wrapper.remove();
-  }
-  const heads = Array.from(article.querySelectorAll('section > h1')).slice(1);
-  const nav = document.createElement('nav');
-  nav.className = 'pdf-contents';
-  nav.setAttribute('aria-label', 'Contents');
-  const title = document.createElement('h2');
-  title.textContent = 'Contents';
-  const list = document.createElement('ol');
-  for (const h of heads) {
-    const id = h.closest('section').id;
-    if (!id) continue;
+  const items = [];
+  for (const span of Array.from(article.querySelectorAll('span[id^="document-"]'))) {
+    const sec = span.nextElementSibling;
+    if (!sec || sec.tagName !== 'SECTION') continue;
+    const h = sec.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4');
+    if (!h) continue;
     const item = document.createElement('li');
+    item.style.marginLeft = (Math.max(0, Number(h.tagName[1]) - 2) * 1.5) + 'em';
     const link = document.createElement('a');
-    link.href = '#' + id;
-    link.textContent = h.textContent.replace(/[#\\u00b6]\\s*$/, '').trim();
+    link.href = '#' + span.id;
+    link.textContent = h.textContent.replace(/#\\s*$/, '').trim();
     item.append(link);
-    list.append(item);
+    items.push(item);
   }
-  nav.append(title, list);
-  nav.style.breakAfter = 'page';
-  const first = article.querySelector('section');
-  const h1 = first && first.querySelector('h1');
-  if (h1 && h1.parentNode) h1.parentNode.insertBefore(nav, h1.nextSibling);
-  else article.prepend(nav);
-  return list.children.length;
+  let list = document.querySelector('#jb-print-toc ul');
+  if (!list) {
+    const nav = document.createElement('nav');
+    nav.setAttribute('aria-label', 'Contents');
+    nav.innerHTML = '<h2>Contents</h2><ul></ul>';
+    article.prepend(nav);
+    list = nav.querySelector('ul');
+  }
+  list.replaceChildren(...items);
+  const body = document.getElementById('jb-print-docs-body') || list.closest('nav');
+  if (body) body.style.breakAfter = 'page';
+  return items.length;
 }"""
 _READY_JS = "() => Array.from(document.images).every(i => i.complete)"
 # itables builds its tables from an inline module some seconds after the page has loaded
