@@ -515,6 +515,45 @@ def test_paper_explorer_keeps_its_filters_and_sort_in_the_address(browser, serve
     tab.close()
 
 
+WEIGHT_PAGES = ["chapters/serving.html", "chapters/claims.html", "notebooks/claims-ledger.html",
+                "notebooks/paper-index.html", "chapters/gpu-kernels.html", "reference/figures.html"]
+
+
+def test_pages_after_the_first_load_at_most_400_kb(browser, server: str):
+    """Issue 34: the theme's files and the table library are files a browser loads once and caches (the
+    library was written into the explorer's and the ledger's pages, 968 KB each), so on a page read after the
+    first they move at most 400 KB: the page's theme and table assets (its HTML with any inline library, and
+    every file of _static/; bytes on the wire from the browser's network events, a revalidated cached file
+    counting its small 304 answer). Its figures and table rows are the page's content, reported apart."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()  # no request routing here: routing turns the browser's cache off
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    sizes: dict[str, int] = {}
+    urls: dict[str, str] = {}
+    cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
+    cdp.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+    page.goto(f"{server}/intro.html", wait_until="networkidle")
+    page.goto(f"{server}/notebooks/paper-index.html", wait_until="networkidle")  # the table library, once
+    weights, content = {}, {}
+    for rel in WEIGHT_PAGES:
+        sizes.clear()
+        urls.clear()
+        page.goto(f"{server}/{rel}", wait_until="networkidle")
+        page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach((i) => { i.loading = 'eager'; })")
+        page.wait_for_load_state("networkidle")
+        assets = {k for k, u in urls.items() if "/_static/" in u or u.split("?")[0].split("#")[0].endswith(rel)}
+        weights[rel] = round(sum(v for k, v in sizes.items() if k in assets) / 1024)
+        content[rel] = round(sum(v for k, v in sizes.items() if k not in assets) / 1024)
+    heavy = {rel: kb for rel, kb in weights.items() if kb > 400}
+    assert not heavy, f"theme and table assets over 400 KB after the first page: {heavy} (all: {weights}; " \
+                      f"content: {content})"
+    print(f"assets KB {weights}; content KB {content}")
+    assert not list((HTML / "_static").rglob("*.map")), "source maps are shipped"
+    assert "injectModule(\"" not in (HTML / "notebooks" / "claims-ledger.html").read_text(encoding="utf-8")
+    context.close()
+
+
 def _ledger_rows(page: Any, col: int) -> list[str]:
     return [c.strip() for c in page.locator(f"{LEDGER} tbody tr td:nth-child({col})").all_inner_texts()]
 
