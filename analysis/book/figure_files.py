@@ -268,7 +268,9 @@ def to_talk(data: bytes) -> tuple[Any, float]:
     import matplotlib.pyplot as plt
 
     from analysis.book.figures import STYLES as SIZES
+    from analysis.book.figures import use_style
 
+    use_style()  # the book's settings, which a drawing reads when it is drawn (ticks made anew, say)
     ratio = SIZES["talk"]["font"] / SIZES["book"]["font"]
 
     def attempt(n: int) -> tuple[Any, bool]:
