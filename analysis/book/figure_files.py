@@ -135,13 +135,19 @@ def layout(fig: Any) -> None:
             if engine is not None and hasattr(engine, "set") and "rect" in engine.get():
                 engine.set(rect=rect)
                 fig.canvas.draw()
-            else:
-                fig.set_layout_engine(None)
-                fig.tight_layout(rect=rect, pad=0.5)
+            else:  # run directly: a kept figure may hold a placeholder engine that makes tight_layout a no-op
+                from matplotlib.layout_engine import TightLayoutEngine
+
+                TightLayoutEngine(rect=rect, pad=0.5).execute(fig)
 
     legends = _anchored_to_figure(fig)
     for leg, _ in legends:
         leg.set_in_layout(False)  # placed in a band of its own below, not inside its axes' room
+    for ax in fig.axes:  # spacing a notebook fixed on its grid (hspace=0.08) makes tight_layout skip the grid
+        spec = ax.get_subplotspec()
+        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
+        for name in grid.locally_modified_subplot_params() if grid is not None else ():
+            setattr(grid, name, None)
     lay_out()
     if not legends:
         return
