@@ -17,6 +17,12 @@
  *    files as script elements (allowed under file://, unlike fetch) and hands DataTables all rows,
  *    in order, once every chunk has arrived. A chunk that fails to load is named above the table.
  * 6. Printing: every lazy table shows all its rows while the page prints.
+ * 8. Table state in the address (issue 34): the filters and the sort of a table with filters (the paper
+ *    explorer, the claims ledger) are kept in the page's query string (replaceState), so a link followed
+ *    from a row and Back bring the table back as it was; a page opened with them applies them.
+ * 7. Phone (issue 34): a tap on a link of the page's Contents (or the book's navigation) opened as a
+ *    drawer closes the drawer, so the section it leads to is not left under it; a table box whose
+ *    table continues beyond it (sideways or below) says so in a line above it.
  */
 (function () {
   "use strict";
@@ -150,9 +156,126 @@
     });
   }
 
+  // 7. A link tapped in an opened drawer closes the drawer (the theme left it over the page).
+  function closeDrawersOnTap() {
+    ["primary", "secondary"].forEach((kind) => {
+      const dialog = document.getElementById("pst-" + kind + "-sidebar-modal");
+      if (!dialog) return;
+      dialog.addEventListener("click", (event) => {
+        const link = event.target.closest && event.target.closest("a[href]");
+        if (link && dialog.open) dialog.close();
+      });
+    });
+  }
+
+  // 7. "The table continues": a line above a table box whose content is wider or taller than the box.
+  function markContinuingTables() {
+    const boxes = document.querySelectorAll(
+      ".bd-article .pst-scrollable-table-container, .bd-article .cell_output .output.text_html:has(table.dataframe), " +
+      ".bd-article .dt-container .dt-layout-table > .dt-layout-cell");
+    boxes.forEach((box) => {
+      const note = box.previousElementSibling && box.previousElementSibling.classList.contains("reader-continues")
+        ? box.previousElementSibling : null;
+      const wide = box.scrollWidth > box.clientWidth + 1;
+      const tall = box.scrollHeight > box.clientHeight + 1;
+      if (!wide && !tall) {
+        if (note) note.remove();
+        return;
+      }
+      const text = "The table continues " + (wide && tall ? "to the right and below" : wide ? "to the right" : "below") +
+        ": scroll " + (wide && tall ? "inside it" : wide ? "sideways" : "down") + " to read it all.";
+      const said = "\u2192 " + text;
+      if (note) {
+        if (note.textContent !== said) note.textContent = said; // unchanged: no mutation, no new round
+        return;
+      }
+      const line = document.createElement("p");
+      line.className = "reader-continues";
+      line.textContent = said;
+      box.parentNode.insertBefore(line, box);
+    });
+  }
+
+  // 8. Filters and sort in the query string: "?theme=…&hardware=…&sort=year-desc".
+  const FILTER_CLASS = /^(?:paper|ledger)-filter-(\w+)$/;
+  function filterName(select) {
+    const m = Array.from(select.classList).map((c) => c.match(FILTER_CLASS)).find(Boolean);
+    return m ? m[1] : null;
+  }
+  function saveTableState(container) {
+    const params = new URLSearchParams(window.location.search);
+    container.querySelectorAll(".paper-explorer-filters select").forEach((select) => {
+      const name = filterName(select);
+      if (!name) return;
+      if (select.value) params.set(name, select.value); else params.delete(name);
+    });
+    const sorted = container.querySelector("thead th[aria-sort]");
+    const title = sorted && sorted.querySelector(".dt-column-title");
+    if (title && title.textContent.trim()) {
+      const dir = sorted.getAttribute("aria-sort") === "descending" ? "desc" : "asc";
+      params.set("sort", title.textContent.trim() + "-" + dir);
+    }
+    const query = params.toString();
+    const url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+  }
+  function restoreTableState() {
+    document.querySelectorAll(".dt-container").forEach((container) => {
+      const bar = container.querySelector(".paper-explorer-filters");
+      if (!bar || container.dataset.readerRestored) return;
+      container.dataset.readerRestored = "1";
+      const params = new URLSearchParams(window.location.search);
+      bar.querySelectorAll("select").forEach((select) => {
+        const want = params.get(filterName(select) || "");
+        if (want !== null && Array.from(select.options).some((o) => o.value === want) && select.value !== want) {
+          select.value = want;
+          select.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      });
+      const sort = (params.get("sort") || "").match(/^(.*)-(asc|desc)$/);
+      if (sort) {
+        const head = Array.from(container.querySelectorAll("thead th")).find((th) => {
+          const t = th.querySelector(".dt-column-title");
+          return t && t.textContent.trim() === sort[1];
+        });
+        const title = head && head.querySelector(".dt-column-title");
+        if (title) { // a click per step, each once the table has drawn the one before
+          const want = sort[2] === "desc" ? "descending" : "ascending";
+          let tries = 0;
+          const step = () => {
+            if (head.getAttribute("aria-sort") === want || tries >= 3) return;
+            tries += 1;
+            title.click();
+            window.setTimeout(step, 100);
+          };
+          window.setTimeout(step, 0);
+        }
+      }
+      container.addEventListener("change", (event) => {
+        if (event.target.closest(".paper-explorer-filters")) saveTableState(container);
+      });
+      container.addEventListener("click", (event) => {
+        if (event.target.closest("thead th")) window.setTimeout(() => saveTableState(container), 0);
+      });
+    });
+  }
+
   function ready() {
     bindToggles("primary");
     bindToggles("secondary");
+    closeDrawersOnTap();
+    markContinuingTables();
+    window.addEventListener("resize", markContinuingTables);
+    // tables whose rows load after the page (and DataTables' redraws) change their boxes: check again
+    window.addEventListener("load", markContinuingTables);
+    let pending = 0;
+    new MutationObserver(() => {
+      restoreTableState(); // once a table's filters are built (its rows are in)
+      window.clearTimeout(pending);
+      pending = window.setTimeout(markContinuingTables, 200);
+    }).observe(document.querySelector(".bd-article") || document.body, { childList: true, subtree: true });
     linkFigures();
     widenProseColumns();
   }

@@ -487,6 +487,159 @@ def test_claims_ledger_sorts_values_as_numbers_on_a_click_and_links_each_row(bro
     tab.close()
 
 
+def test_paper_explorer_keeps_its_filters_and_sort_in_the_address(browser, server: str):
+    """Issue 34: filters and sort go into the query string, so following a row's link and going Back brings
+    the table back as it was."""
+    tab = Tab(browser, server)
+    page = tab.open("notebooks/paper-index.html")
+    page.wait_for_selector(LOADED_ROWS)
+    page.locator("select.paper-filter-theme").select_option(label="Serving and inference systems")
+    title = page.locator("#itables_paper_index thead th .dt-column-title", has_text="year")
+    title.click()
+    page.wait_for_selector("#itables_paper_index thead th.col-year[aria-sort=ascending]", timeout=5_000)
+    title.click()
+    page.wait_for_selector("#itables_paper_index thead th.col-year[aria-sort=descending]", timeout=5_000)
+    page.wait_for_function("location.search.includes('sort=year-desc')", timeout=5_000)
+    assert "theme=" in page.url
+    page.locator("#itables_paper_index tbody tr a.paper-key").first.click()
+    page.wait_for_url("**/bibliography.html#bibkey-*")
+    page.go_back()
+    page.wait_for_selector(LOADED_ROWS)
+    page.wait_for_selector("#itables_paper_index thead th.col-year[aria-sort=descending]", timeout=10_000)
+    assert page.locator("select.paper-filter-theme").evaluate("(s) => s.options[s.selectedIndex].text") == \
+        "Serving and inference systems"
+    assert set(_rows(page, 3)) == {"Serving and inference systems"}
+    years = [int(y) for y in _rows(page, 2) if y]
+    assert years == sorted(years, reverse=True)
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
+WEIGHT_PAGES = ["chapters/serving.html", "chapters/claims.html", "notebooks/claims-ledger.html",
+                "notebooks/paper-index.html", "chapters/gpu-kernels.html", "reference/figures.html"]
+
+
+def test_pages_after_the_first_load_at_most_400_kb(browser, server: str):
+    """Issue 34: the theme's files and the table library are files a browser loads once and caches (the
+    library was written into the explorer's and the ledger's pages, 968 KB each), so on a page read after the
+    first they move at most 400 KB: the page's theme and table assets (its HTML with any inline library, and
+    every file of _static/; bytes on the wire from the browser's network events, a revalidated cached file
+    counting its small 304 answer). Its figures and table rows are the page's content, reported apart."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()  # no request routing here: routing turns the browser's cache off
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    sizes: dict[str, int] = {}
+    urls: dict[str, str] = {}
+    cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
+    cdp.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+    page.goto(f"{server}/intro.html", wait_until="networkidle")
+    page.goto(f"{server}/notebooks/paper-index.html", wait_until="networkidle")  # the table library, once
+    weights, content = {}, {}
+    for rel in WEIGHT_PAGES:
+        sizes.clear()
+        urls.clear()
+        page.goto(f"{server}/{rel}", wait_until="networkidle")
+        page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach((i) => { i.loading = 'eager'; })")
+        page.wait_for_load_state("networkidle")
+        assets = {k for k, u in urls.items() if "/_static/" in u or u.split("?")[0].split("#")[0].endswith(rel)}
+        weights[rel] = round(sum(v for k, v in sizes.items() if k in assets) / 1024)
+        content[rel] = round(sum(v for k, v in sizes.items() if k not in assets) / 1024)
+    heavy = {rel: kb for rel, kb in weights.items() if kb > 400}
+    assert not heavy, f"theme and table assets over 400 KB after the first page: {heavy} (all: {weights}; " \
+                      f"content: {content})"
+    print(f"assets KB {weights}; content KB {content}")
+    assert not list((HTML / "_static").rglob("*.map")), "source maps are shipped"
+    assert "injectModule(\"" not in (HTML / "notebooks" / "claims-ledger.html").read_text(encoding="utf-8")
+    context.close()
+
+
+def _ledger_rows(page: Any, col: int) -> list[str]:
+    return [c.strip() for c in page.locator(f"{LEDGER} tbody tr td:nth-child({col})").all_inner_texts()]
+
+
+def test_claims_ledger_filters_its_targets_and_its_phone_layout(browser, server: str):
+    """Issue 34: filters for theme, metric, verdict and hardware like the explorer's; every control of the
+    table at least 24 × 24 px; on a phone six columns within the page's width, scrolling with the page."""
+    tab = Tab(browser, server)
+    page = tab.open("notebooks/claims-ledger.html")
+    page.wait_for_selector(f"{LEDGER} tbody tr td:not(.dt-empty)")
+    info = f"{LEDGER}_wrapper .dt-info"
+    total = page.locator(info).inner_text()
+    heads = [h.strip() for h in page.locator(f"{LEDGER} thead th .dt-column-title").all_inner_texts()]
+    for name in ("theme", "metric", "verdict", "hardware"):
+        select = page.locator(f"select.ledger-filter-{name}")
+        assert select.locator("option").first.inner_text() == "all", name
+        assert select.locator("option").count() > 2, name
+    page.locator("select.ledger-filter-verdict").select_option(label="inconsistent")
+    verdicts = _ledger_rows(page, heads.index("verdict") + 1)
+    assert verdicts and all("inconsistent" in v.split(", ") for v in verdicts), verdicts
+    assert page.locator(info).inner_text() != total
+    page.locator("select.ledger-filter-verdict").select_option(label="all")
+    theme = page.locator("select.ledger-filter-theme")
+    label = theme.locator("option").nth(1).inner_text()
+    theme.select_option(label=label)
+    assert set(_ledger_rows(page, heads.index("theme") + 1)) == {label}
+    theme.select_option(label="all")
+    assert page.locator(info).inner_text() == total
+    # every button, select and input of the table is a 24 px target at least
+    small = page.evaluate("""(sel) => Array.from(document.querySelectorAll(sel + '_wrapper button, ' + sel +
+        '_wrapper select, ' + sel + '_wrapper input')).filter((e) => e.offsetParent !== null)
+        .map((e) => e.getBoundingClientRect()).filter((r) => r.width < 24 || r.height < 24).length""", LEDGER)
+    assert small == 0, f"{small} controls of the ledger are smaller than 24 px"
+
+    page.set_viewport_size(PHONE)
+    page.wait_for_function(f"document.querySelectorAll('{LEDGER} thead th').length === 6", timeout=5_000)
+    shown = [h.strip() for h in page.locator(f"{LEDGER} thead th .dt-column-title").all_inner_texts()]
+    assert shown == ["claim", "paper", "metric", "value", "unit", "verdict"], shown
+    box = page.evaluate(f"""() => {{ const t = document.querySelector('{LEDGER}');
+        const cell = t.closest('.dt-layout-cell');
+        return [t.getBoundingClientRect().right, cell.scrollHeight - cell.clientHeight,
+                document.documentElement.clientWidth]; }}""")
+    assert box[0] <= box[2] + 1 and box[1] <= 1, box
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
+def test_phone_drawers_close_after_a_tap_focus_shows_and_tables_say_they_continue(browser, server: str):
+    """Issue 34: a tap on a link of the page's Contents drawer closes the drawer; keyboard focus on the menu
+    button draws a ring at 390 and 768 px; a table box that continues beyond its edge says so; the landing
+    page's title fits the top of the first screen."""
+    tab = Tab(browser, server, PHONE)
+    page = tab.open("chapters/serving.html")
+    page.wait_for_load_state("networkidle")
+    page.locator(".secondary-toggle:visible").first.click()
+    page.wait_for_selector("#pst-secondary-sidebar-modal[open]", timeout=5_000)
+    page.locator("#pst-secondary-sidebar-modal nav.page-toc a").nth(1).click()
+    page.wait_for_function("!document.getElementById('pst-secondary-sidebar-modal').open", timeout=5_000)
+    assert "#" in page.url
+
+    notes = page.locator(".reader-continues")
+    assert notes.count() >= 1 and "The table continues" in notes.first.inner_text()
+
+    # the landing page's title leaves most of the first screen to the text (it took a third)
+    tab.open("intro.html")
+    box = page.locator(".bd-article h1").first.bounding_box()
+    assert box and box["height"] <= 0.2 * PHONE["height"], box
+
+    for width in (390, 768):
+        page.set_viewport_size({"width": width, "height": 900})
+        tab.open("chapters/serving.html")
+        page.wait_for_load_state("networkidle")
+        button = page.locator(".primary-toggle:visible").first
+        for _ in range(40):  # Tab through the page until the menu button has the focus
+            page.keyboard.press("Tab")
+            if page.evaluate("(b) => document.activeElement === b", button.element_handle()):
+                break
+        else:
+            pytest.fail(f"the menu button is not reached by the keyboard at {width} px")
+        ring = page.evaluate("() => { const s = getComputedStyle(document.activeElement); "
+                             "return [s.outlineStyle, parseFloat(s.outlineWidth)]; }")
+        assert ring[0] != "none" and ring[1] >= 2, (width, ring)
+    assert not tab.problems, tab.problems
+    tab.close()
+
+
 def test_paper_explorer_fits_and_is_dark_in_dark_mode(browser, server: str):
     tab = Tab(browser, server)
     page = tab.open("notebooks/paper-index.html")

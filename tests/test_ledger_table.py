@@ -61,3 +61,25 @@ def test_options_sort_on_a_click_and_the_value_as_a_number() -> None:
     assert isinstance(defs, list)
     (value,) = [d for d in defs if d["targets"] == lt.COLUMNS.index("value")]
     assert value["type"] == "num" and 'parseFloat(String(data).replace(/,/g, ""))' in str(value["render"])
+
+
+def test_each_claim_carries_the_verdicts_of_the_checks_that_read_it() -> None:
+    # two checks read claim a-1 (one consistent, one inconsistent), one reads b-2; c-3 is read by none
+    results = pd.DataFrame({"claim_ids": ["a-1;b-2", "a-1", None],
+                            "verdict": ["consistent", "inconsistent", "not checkable"]})
+    verdicts = lt.verdicts_by_claim(results)
+    assert verdicts == {"a-1": "consistent, inconsistent", "b-2": "consistent"}
+    t = lt.table(pd.concat([_ledger(claim_id="a-1"), _ledger(claim_id="c-3")]), verdicts=verdicts)
+    assert list(t["verdict"]) == ["consistent, inconsistent", lt.NOT_AUDITED]
+
+
+def test_filters_and_the_phone_columns_name_columns_of_the_table() -> None:
+    """The filters the issue asks for (theme, metric, verdict, hardware), each on its own column; a phone
+    keeps the claim, its paper, metric, value, unit and verdict."""
+    assert [c for c, _, _ in lt.FILTERS] == ["theme", "metric", "verdict", "hardware"]
+    assert set(lt.NARROW_HIDDEN) < set(lt.COLUMNS)
+    assert [c for c in lt.COLUMNS if c not in lt.NARROW_HIDDEN] == ["claim", "paper", "metric", "value", "unit",
+                                                                    "verdict"]
+    setup = str(lt.options()["drawCallback"])
+    for c, label, _ in lt.FILTERS:
+        assert f'"col": {lt.COLUMNS.index(c)}, "label": "{label}"' in setup

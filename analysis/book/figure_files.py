@@ -5,8 +5,11 @@ This module loads those kept figures, in a pool of one process per core, and wri
 
 - the book style's PDF (``<figures>/<id>.pdf``) and, for a published build, the 360 px sharing-card
   thumbnail (``<figures>/thumbs/<id>.png``);
-- the talk version (``_build/talk-figures/<id>.{svg,png,pdf,json}``): the same drawing at slide size
-  (16:9), every text, line and marker scaled by the talk style's factors, with the attribution footer.
+- the talk version (``_build/talk-figures/<id>.{svg,png,pdf,json}``): the same drawing on the whole 16:9
+  slide (its PNG 1920 × 1080 px), every text scaled by one factor (the talk/book font ratio, or the largest
+  smaller one of :data:`SCALES` at which no two texts overlap and none leaves the slide; recorded as
+  ``font_scale``), lines and markers by the talk style's ratios, point labels moved apart, legends placed
+  in figure coordinates given a band of their own, and the attribution footer in a strip at the bottom.
 
 No notebook runs again, so the talk style costs no kernel. A talk file records the digest of the
 figure it was made from (``source_sha256`` in its JSON: of the book SVG and entry) and the book URL
@@ -45,19 +48,26 @@ def talk_current(entry: dict[str, Any], figures_dir: Path, url: str) -> bool:
                 and entry.get("source_sha256") == digest(figures_dir, fid) and entry.get("book_url", "") == url)
 
 
-def to_talk(fig: Any) -> None:
-    """Restyle a drawn book figure in place for a slide: 16:9 at the talk size, every text (titles,
-    labels, ticks, legends, annotations) scaled by the talk/book font ratio, lines and markers by
-    theirs, then laid out again."""
+# The talk style scales every text of a book figure by one factor, the talk/book font ratio; a figure whose
+# texts would then overlap or leave the slide (a tall figure of many rows, dense point labels) is drawn with
+# the next smaller factor of this list, the same for all its texts.
+SCALES = (1.0, 0.9, 0.8, 0.7, 0.62, 0.55, 0.5, 0.44)  # fractions of the talk/book ratio
+
+
+def restyle(fig: Any, k_font: float) -> None:
+    """Restyle a drawn book figure in place for a slide: 16:9 at the talk size, every text (titles, labels,
+    ticks, legends, annotations) scaled by `k_font`, lines and markers by the talk style's ratios."""
     import matplotlib.text
     from matplotlib.collections import Collection
     from matplotlib.lines import Line2D
 
     from analysis.plot.figures import STYLES as SIZES
+    from analysis.plot.figures import TALK_DPI
 
     book, talk = SIZES["book"], SIZES["talk"]
-    k_font, k_line, k_marker = talk["font"] / book["font"], talk["line"] / book["line"], talk["marker"] / book["marker"]
+    k_line, k_marker = talk["line"] / book["line"], talk["marker"] / book["marker"]
     fig.set_size_inches(*talk["figsize"])
+    fig.set_dpi(TALK_DPI)
     ticks: set[int] = set()
     for ax in fig.axes:
         for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
@@ -80,12 +90,267 @@ def to_talk(fig: Any) -> None:
         widths = c.get_linewidths()
         if len(widths):
             c.set_linewidths([w * k_line for w in widths])
-    if fig.get_layout_engine() is None:
-        import warnings
+    layout(fig)
 
+
+def _anchored_to_figure(fig: Any) -> list[tuple[Any, Any]]:
+    """The legends placed in figure coordinates (``fig.legend``, or an axes' legend anchored with
+    ``bbox_transform=fig.transFigure``), each with its axes (None for a figure legend)."""
+    found: list[tuple[Any, Any]] = [(leg, None) for leg in fig.legends]
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        anchor = getattr(leg, "_bbox_to_anchor", None)
+        if leg is not None and getattr(anchor, "_transform", None) is fig.transFigure:
+            found.append((leg, ax))
+    return found
+
+
+def _shift_legend(fig: Any, leg: Any, dx_px: float, dy_px: float) -> None:
+    """Move a figure-anchored legend by (dx, dy) pixels (its anchor, so its own placement rule holds)."""
+    box = leg.get_bbox_to_anchor()
+    w, h = fig.bbox.width, fig.bbox.height
+    x0, y0 = box.x0 / w + dx_px / w, box.y0 / h + dy_px / h
+    if box.width or box.height:
+        leg.set_bbox_to_anchor((x0, y0, box.width / w, box.height / h), transform=fig.transFigure)
+    else:
+        leg.set_bbox_to_anchor((x0, y0), transform=fig.transFigure)
+
+
+def layout(fig: Any) -> None:
+    """Lay the figure out on the slide above the footer's strip (its own layout engine if it has one). A
+    legend placed in figure coordinates below (or above) the drawing, which a cropped book figure shows
+    outside its axes, gets a band of its own at the slide's bottom (top), centred under its axes."""
+    import warnings
+
+    from analysis.plot.figures import TALK_FOOTER_IN
+
+    w, h = fig.bbox.width, fig.bbox.height
+    bottom, top, pad = TALK_FOOTER_IN * fig.dpi, h, 6.0
+    engine = fig.get_layout_engine()
+
+    def lay_out() -> None:
+        rect = (0.0, bottom / h, 1.0, top / h)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a figure tight_layout cannot improve is saved as it is
-            fig.tight_layout()
+            warnings.simplefilter("ignore")  # a figure the layout cannot improve is kept as it is
+            if engine is not None and hasattr(engine, "set") and "rect" in engine.get():
+                engine.set(rect=rect)
+                fig.canvas.draw()
+            else:  # run directly: a kept figure may hold a placeholder engine that makes tight_layout a no-op
+                from matplotlib.layout_engine import TightLayoutEngine
+
+                TightLayoutEngine(rect=rect, pad=0.5).execute(fig)
+
+    legends = _anchored_to_figure(fig)
+    for leg, _ in legends:
+        leg.set_in_layout(False)  # placed in a band of its own below, not inside its axes' room
+    for ax in fig.axes:  # spacing a notebook fixed on its grid (hspace=0.08) makes tight_layout skip the grid
+        spec = ax.get_subplotspec()
+        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
+        for name in grid.locally_modified_subplot_params() if grid is not None else ():
+            setattr(grid, name, None)
+    lay_out()
+    if not legends:
+        return
+    renderer = fig.canvas.get_renderer()
+    low: list[tuple[Any, Any, Any]] = []
+    high: list[tuple[Any, Any, Any]] = []
+    for leg, ax in legends:
+        box = leg.get_window_extent(renderer)
+        axes_box = (ax or fig.axes[0]).get_position().transformed(fig.transFigure) if fig.axes else fig.bbox
+        (low if (box.y0 + box.y1) / 2 < (axes_box.y0 + axes_box.y1) / 2 else high).append((leg, ax, box))
+    if low:
+        bottom += max(b.height for _, _, b in low) + 2 * pad
+    if high:
+        top -= max(b.height for _, _, b in high) + 2 * pad
+    lay_out()
+    for group, edge in ((low, "low"), (high, "high")):
+        for leg, ax, _ in group:
+            box = leg.get_window_extent(renderer)
+            dy = (bottom - pad - box.y1) if edge == "low" else (top + pad - box.y0)
+            dx = 0.0
+            if ax is not None:
+                pos = ax.get_position().transformed(fig.transFigure)
+                dx = (pos.x0 + pos.x1) / 2 - (box.x0 + box.x1) / 2
+            _shift_legend(fig, leg, dx, dy)
+            box = leg.get_window_extent(renderer)
+            dx = max(0.0, pad - box.x0) - max(0.0, box.x1 - (w - pad))  # inside the slide's width
+            if dx:
+                _shift_legend(fig, leg, dx, 0.0)
+    fig.canvas.draw()
+
+
+def _movable(fig: Any) -> set[int]:
+    """The texts a layout may move: those placed at a point (ax.text, ax.annotate, fig.text), not the
+    titles, axis and tick labels or legends the axes place themselves."""
+    from analysis.book.footer import FOOTER_GID
+
+    found = {id(t) for ax in fig.axes for t in ax.texts}
+    found |= {id(t) for t in fig.texts if t.get_gid() != FOOTER_GID and t is not getattr(fig, "_suptitle", None)}
+    return found
+
+
+def _room(fig: Any) -> Any:
+    """The slide's drawing area in pixels: the canvas without the footer's strip."""
+    from matplotlib.transforms import Bbox
+
+    from analysis.plot.figures import TALK_FOOTER_IN
+
+    return Bbox.from_extents(0, TALK_FOOTER_IN * fig.dpi, fig.bbox.width, fig.bbox.height)
+
+
+def problems(fig: Any) -> tuple[list[tuple[Any, Any]], list[Any]]:
+    """The overlapping pairs of drawn texts and the texts that leave the drawing area."""
+    boxes = text_boxes(fig)
+    return overlaps(boxes), off_canvas(fig, boxes, _room(fig))
+
+
+def separate(fig: Any, rounds: int = 4, steps: int = 40) -> None:
+    """Move the texts placed at a point (labels, annotations) apart until no text box overlaps another and
+    none leaves the drawing area: each step pushes an overlapping pair apart along the shorter way out
+    (only the movable one of a pair moves; both share a move when both are), then the figure is drawn again."""
+    import numpy as np
+
+    room = _room(fig)
+    movable = _movable(fig)
+    for _ in range(rounds):
+        drawn = text_boxes(fig)
+        boxes = [[b.x0, b.y0, b.x1, b.y1] for _, b in drawn]
+        moved = [np.zeros(2) for _ in drawn]
+        can = [id(t) in movable for t, _ in drawn]
+        if not any(can):
+            return
+        for _ in range(steps):
+            changed = False
+            for i in range(len(boxes)):
+                for j in range(i + 1, len(boxes)):
+                    if not (can[i] or can[j]):
+                        continue
+                    a, b = boxes[i], boxes[j]
+                    w = min(a[2], b[2]) - max(a[0], b[0])
+                    h = min(a[3], b[3]) - max(a[1], b[1])
+                    if w <= OVERLAP_PX or h <= OVERLAP_PX:
+                        continue
+                    if w < h:
+                        d = np.array([w + 2.0, 0.0]) * (1 if (a[0] + a[2]) <= (b[0] + b[2]) else -1)
+                    else:
+                        d = np.array([0.0, h + 2.0]) * (1 if (a[1] + a[3]) <= (b[1] + b[3]) else -1)
+                    share = 0.5 if can[i] and can[j] else 1.0
+                    for k, sign in ((i, -1), (j, 1)):
+                        if can[k]:
+                            step = sign * share * d
+                            boxes[k] = [boxes[k][0] + step[0], boxes[k][1] + step[1],
+                                        boxes[k][2] + step[0], boxes[k][3] + step[1]]
+                            moved[k] += step
+                    changed = True
+            for k, box in enumerate(boxes):  # back inside the drawing area
+                if not can[k]:
+                    continue
+                dx = max(0.0, room.x0 + 2 - box[0]) - max(0.0, box[2] - room.x1 + 2)
+                dy = max(0.0, room.y0 + 2 - box[1]) - max(0.0, box[3] - room.y1 + 2)
+                if dx or dy:
+                    boxes[k] = [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]
+                    moved[k] += (dx, dy)
+                    changed = True
+            if not changed:
+                break
+        if not any(m.any() for m in moved):
+            return
+        for (t, _), m in zip(drawn, moved, strict=True):
+            if m.any():
+                trans = t.get_transform()
+                x, y = trans.transform(t.get_position()) + m
+                t.set_position(tuple(trans.inverted().transform((x, y))))
+                t.set_clip_on(False)
+                if hasattr(t, "set_annotation_clip"):
+                    t.set_annotation_clip(False)
+
+
+def to_talk(data: bytes) -> tuple[Any, float]:
+    """The kept drawing (pickled bytes) as a slide: the largest scale of :data:`SCALES` at which, after the
+    layout and moving the placed labels apart, no text overlaps another or leaves the slide (found by
+    bisection; the smallest if none). Returns the figure and the factor its texts were scaled by."""
+    import pickle
+
+    import matplotlib.pyplot as plt
+
+    from analysis.plot.figures import STYLES as SIZES
+    from analysis.plot.figures import use_style
+
+    use_style()  # the book's settings, which a drawing reads when it is drawn (ticks made anew, say)
+    ratio = SIZES["talk"]["font"] / SIZES["book"]["font"]
+
+    def attempt(n: int) -> tuple[Any, bool]:
+        fig = pickle.loads(data)
+        restyle(fig, ratio * SCALES[n])
+        separate(fig)
+        clashes, off = problems(fig)
+        return fig, not clashes and not off
+
+    fig, ok = attempt(0)
+    if ok:
+        return fig, ratio * SCALES[0]
+    plt.close(fig)
+    best: tuple[Any, int] | None = None
+    lo, hi = 1, len(SCALES) - 1  # the first scale that works, assuming a smaller one works where a larger does
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        fig, ok = attempt(mid)
+        if ok:
+            if best is not None:
+                plt.close(best[0])
+            best, hi = (fig, mid), mid - 1
+        else:
+            plt.close(fig)
+            lo = mid + 1
+    if best is None:
+        return attempt(len(SCALES) - 1)[0], ratio * SCALES[-1]
+    return best[0], ratio * SCALES[best[1]]
+
+
+def text_boxes(fig: Any) -> list[tuple[Any, Any]]:
+    """Every text the figure draws (titles, labels, ticks, legends, annotations, the footer) with its box in
+    pixels, as one draw of the figure at its size records them (texts that are hidden, empty or clipped away
+    are not drawn, so not listed)."""
+    import matplotlib.text
+
+    drawn: list[tuple[Any, Any]] = []
+    original = matplotlib.text.Text.draw
+
+    def draw(self: Any, renderer: Any) -> None:
+        original(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            box = self.get_window_extent(renderer)
+            if box.width > 0 and box.height > 0:
+                drawn.append((self, box))
+
+    matplotlib.text.Text.draw = draw  # type: ignore[method-assign]
+    try:
+        fig.canvas.draw()
+    finally:
+        matplotlib.text.Text.draw = original  # type: ignore[method-assign]
+    return drawn
+
+
+OVERLAP_PX = 1.0  # boxes sharing less than a pixel each way only touch
+
+
+def overlaps(boxes: Sequence[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The pairs of drawn texts whose boxes overlap by more than a pixel each way."""
+    found = []
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[i + 1:]:
+            w = min(ba.x1, bb.x1) - max(ba.x0, bb.x0)
+            h = min(ba.y1, bb.y1) - max(ba.y0, bb.y0)
+            if w > OVERLAP_PX and h > OVERLAP_PX:
+                found.append((a, b))
+    return found
+
+
+def off_canvas(fig: Any, boxes: Sequence[tuple[Any, Any]], room: Any = None) -> list[Any]:
+    """The drawn texts that leave the figure's canvas, or the area `room` (pixels), by more than a pixel."""
+    x0, y0, x1, y1 = room.extents if room is not None else (0, 0, fig.bbox.width, fig.bbox.height)
+    return [t for t, b in boxes if b.x0 < x0 - OVERLAP_PX or b.y0 < y0 - OVERLAP_PX or b.x1 > x1 + OVERLAP_PX
+            or b.y1 > y1 + OVERLAP_PX]
 
 
 def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
@@ -104,14 +369,17 @@ def _render_one(job: tuple[str, str, str, str, str, tuple[str, ...]]) -> str:
     src, out = Path(src_s), Path(out_s)
     entry = json.loads(Path(entry_s).read_text(encoding="utf-8"))
     figures.use_style()  # the files' settings (hash salt, font types, tight bounding box)
-    fig = pickle.loads(src.read_bytes())
+    if style == "talk":
+        fig, k_font = to_talk(src.read_bytes())
+    else:
+        fig = pickle.loads(src.read_bytes())
     try:
         if style == "talk":
             # the old record goes first: a render interrupted after some files leaves no record that
             # calls them current (their footer may name another book URL), so the next run makes them again
             (out / f"{entry['id']}.json").unlink(missing_ok=True)
-            to_talk(fig)
-            talk = {**entry, "style": "talk", "source_sha256": digest(Path(entry_s).parent, entry["id"]),
+            talk = {**entry, "style": "talk", "font_scale": round(k_font, 4),
+                    "source_sha256": digest(Path(entry_s).parent, entry["id"]),
                     "book_url": url}
             figures.write_files(fig, out, talk, formats, footer=footer.add_footer)
         else:

@@ -73,7 +73,7 @@ def _footer_candidates(labels: list[str], note: str, tail: str) -> Iterator[str]
 
 
 def add_footer(fig: Any, fig_id: str, sources: Sequence[str], source_note: str) -> tuple[str, dict[str, str]]:
-    """Draw the talk footer below everything in the figure: one line, no wider than the slide.
+    """Draw the talk footer at the bottom of the slide, below the drawing: one line, no wider than the slide.
 
     Returns the footer text and the attribution metadata (Rights, Source) for the files.
     """
@@ -81,13 +81,12 @@ def add_footer(fig: Any, fig_id: str, sources: Sequence[str], source_note: str) 
     known = _paper_labels()
     labels = [known.get(k, k) for k in sources]
     tail = f" · {meta['licence']} · {publish.short_url(meta['url'])} · Figure {fig_id}"
-    fig.canvas.draw()  # lay the figure out as it will be saved
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    box = fig.get_tightbbox(renderer)
     w_in, h_in = fig.get_size_inches()
-    text = fig.text(box.x0 / w_in, (box.y0 - 0.12) / h_in, "", ha="left", va="top", fontsize=FOOTER_POINTS,
+    # in the strip the slide's layout keeps free at its bottom (figures.TALK_FOOTER_IN), one line across the slide
+    text = fig.text(0.15 / w_in, 0.12 / h_in, "", ha="left", va="bottom", fontsize=FOOTER_POINTS,
                     color="#444444", gid=FOOTER_GID, parse_math=False)
-    room = max(box.width, 0.95 * w_in)  # as wide as the drawing, or nearly the slide's width
+    room = w_in - 0.3
     for candidate in _footer_candidates(labels, source_note, tail):
         text.set_text(candidate)
         if text.get_window_extent(renderer).width / fig.dpi <= room:

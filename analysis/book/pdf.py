@@ -5,7 +5,9 @@ notebook and the bibliography on one page, ``_build/singlehtml``) and printed by
 chromium (``/usr/bin/chromium``, never a downloaded browser) driven by Playwright, from a
 loopback server with every other request blocked. Before printing, lazy images are loaded,
 MathJax has typeset, and the interactive tables show their largest page (all rows of the paper
-index and the claims ledger). The PDF has a bookmark outline of the headings.
+index and the claims ledger); each figure is printed once (where it first appears; a later place names
+it), and the first page after the title is the book's contents, its chapters in order. The PDF has a
+bookmark outline of the headings.
 """
 
 from __future__ import annotations
@@ -33,6 +35,57 @@ _ALL_ROWS_JS = """() => {
     sel.dispatchEvent(new Event('change', {bubbles: true}));
   }
   for (const img of document.querySelectorAll('img[loading="lazy"]')) img.loading = 'eager';
+}"""
+# Each figure prints once (issue 34): a chapter shows it, its notebook's output shows it again and the gallery
+# a third time; the first keeps the image and each later one becomes a line naming the figure.
+_FIGURES_ONCE_JS = """() => {
+  const seen = new Set();
+  let dropped = 0;
+  for (const img of Array.from(document.querySelectorAll('.bd-article img'))) {
+    const src = (img.getAttribute('src') || '').split(/[?#]/)[0];
+    const m = src.match(/([a-z0-9]+(?:-[a-z0-9]+)+)\\.(svg|png|webp)$/);
+    if (!m) continue;
+    const id = m[1];
+    if (!seen.has(id)) { seen.add(id); continue; }
+    const note = document.createElement('p');
+    note.className = 'pdf-figure-again';
+    note.textContent = 'Figure ' + id + ' (printed where it first appears).';
+    (img.closest('a') || img).replaceWith(note);
+    dropped += 1;
+  }
+  return dropped;
+}"""
+# The contents page is the book's (issue 34): the theme's print-only contents (#jb-print-toc) listed only the
+# first page's first section; it gets every page of the book in order (each starts at a "document-" anchor
+# of the one-page HTML), indented by its heading's level, linked to where it starts, and a page of its own.
+_CONTENTS_JS = """() => {
+  const article = document.querySelector('.bd-article') || document.body;
+  const items = [];
+  for (const span of Array.from(article.querySelectorAll('span[id^="document-"]'))) {
+    const sec = span.nextElementSibling;
+    if (!sec || sec.tagName !== 'SECTION') continue;
+    const h = sec.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4');
+    if (!h) continue;
+    const item = document.createElement('li');
+    item.style.marginLeft = (Math.max(0, Number(h.tagName[1]) - 2) * 1.5) + 'em';
+    const link = document.createElement('a');
+    link.href = '#' + span.id;
+    link.textContent = h.textContent.replace(/#\\s*$/, '').trim();
+    item.append(link);
+    items.push(item);
+  }
+  let list = document.querySelector('#jb-print-toc ul');
+  if (!list) {
+    const nav = document.createElement('nav');
+    nav.setAttribute('aria-label', 'Contents');
+    nav.innerHTML = '<h2>Contents</h2><ul></ul>';
+    article.prepend(nav);
+    list = nav.querySelector('ul');
+  }
+  list.replaceChildren(...items);
+  const body = document.getElementById('jb-print-docs-body') || list.closest('nav');
+  if (body) body.style.breakAfter = 'page';
+  return items.length;
 }"""
 _READY_JS = "() => Array.from(document.images).every(i => i.complete)"
 # itables builds its tables from an inline module some seconds after the page has loaded
@@ -83,6 +136,8 @@ def print_pdf(site: Path, out: Path = PDF) -> Path:
             page.goto(f"{server}/{root}", wait_until="networkidle")
             page.wait_for_function(_TABLES_JS)
             page.evaluate(_ALL_ROWS_JS)
+            page.evaluate(_FIGURES_ONCE_JS)
+            page.evaluate(_CONTENTS_JS)
             page.wait_for_function(_READY_JS)
             page.evaluate(_MATHJAX_JS)
             page.wait_for_load_state("networkidle")

@@ -20,6 +20,11 @@
   ``bibkey-<citekey>``, so generated HTML (the paper explorer's rows, which load after the page and
   are never seen by Sphinx) links to ``…/bibliography.html#bibkey-<citekey>``. tests/test_bibliography.py
   checks that every paper has its anchor.
+- **The table library cached.** itables' offline mode writes its table library (968 KB) into each page
+  with an interactive table; it goes to ``_static/itables-bundle.js`` once, loaded by each such page
+  (:func:`cached_table_library`).
+- **No source maps shipped.** The theme's ``*.map`` files and the comments naming them are dropped from
+  ``_static`` once the build has finished (:func:`drop_source_maps`).
 """
 
 from __future__ import annotations
@@ -97,7 +102,9 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[s
         body = name_citations(context["body"])
         body = body.replace('role="doc-biblioentry"', 'role="listitem"')
         body = _IMAGE_DOWNLOAD.sub(r'<a class="reference internal image-reference" \1>\2', body)
-        context["body"] = _EAGER_IMG.sub('<img loading="lazy" ', body)
+        body = _EAGER_IMG.sub('<img loading="lazy" ', body)
+        context["body"] = cached_table_library(app, body, context["pathto"](ITABLES_BUNDLE, 1)) \
+            if "pathto" in context else body
 
     original = context.get("generate_toctree_html")
     if original is not None:
@@ -152,8 +159,75 @@ def _escape_search_index() -> None:
     IndexBuilder.freeze = escaped_freeze  # type: ignore[method-assign]
 
 
+# itables' offline mode writes its 968 KB table library (DataTables, as base64 JavaScript and CSS) into every
+# page that shows an interactive table; it goes to one file of _static, which a browser loads once and caches
+ITABLES_BUNDLE = "_static/itables-bundle.js"
+_ITABLES_INLINE = re.compile(r'(<script>\s*function injectCSS\(base64CSS\).*?)injectCSS\("([A-Za-z0-9+/=]+)"\);'
+                             r'(\s*window\._itables_\w+ = )injectModule\("([A-Za-z0-9+/=]+)"\)', re.S)
+
+
+def cached_table_library(app: Any, body: str, src: str) -> str:
+    """`body` with itables' inline library replaced by a script element loading :data:`ITABLES_BUNDLE`
+    (`src`, relative to the page): a classic script (allowed under file://, unlike a module's import)
+    that sets ``window.__itablesBundle`` to the same base64 texts, which itables' own loader then injects
+    as before. The file is written with the first such page (:func:`write_table_library`)."""
+    found = _ITABLES_INLINE.search(body)
+    if not found:
+        return body
+    write_table_library(app.outdir, found.group(4), found.group(2))
+    script = f'<script src="{html.escape(src, quote=True)}"></script>'
+    return (body[:found.start()] + script + found.group(1) + "injectCSS(window.__itablesBundle.css);" + found.group(3)
+            + "injectModule(window.__itablesBundle.js)" + body[found.end():])
+
+
+def write_table_library(outdir: str | Any, js: str, css: str) -> None:
+    """``<outdir>/_static/itables-bundle.js``: the library's base64 texts as ``window.__itablesBundle``
+    (written when they differ from the file's, so every page of a build agrees on one file)."""
+    import json
+    from pathlib import Path
+
+    path = Path(outdir) / ITABLES_BUNDLE
+    text = f"window.__itablesBundle = {json.dumps({'js': js, 'css': css})};\n"
+    if not path.exists() or path.read_text(encoding="ascii") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="ascii")
+        tmp.replace(path)
+
+
+_SOURCE_MAP = re.compile(rb"\n?/[*/]# sourceMappingURL=[^\s*]+(?: ?\*/)?[ \t]*(?=\n|$)")
+
+
+def drop_source_maps(outdir: str | Any) -> int:
+    """No source maps shipped (issue 34): the theme's ``*.map`` files (3.5 MB, for its developers'
+    debuggers) are removed from ``_static`` and the comments naming them from its scripts and style
+    sheets. Returns the number of files changed or removed."""
+    from pathlib import Path
+
+    static = Path(outdir) / "_static"
+    changed = 0
+    for path in sorted(static.rglob("*")) if static.is_dir() else []:
+        if path.suffix == ".map" and path.is_file():
+            path.unlink()
+            changed += 1
+        elif path.suffix in (".js", ".css") and path.is_file():
+            data = path.read_bytes()
+            if b"sourceMappingURL=" in data:
+                stripped = _SOURCE_MAP.sub(b"", data)
+                if stripped != data:
+                    path.write_bytes(stripped)
+                    changed += 1
+    return changed
+
+
+def _build_finished(app: Sphinx, exception: Exception | None) -> None:
+    if exception is None and app.builder.format == "html":
+        drop_source_maps(app.outdir)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     _escape_search_index()
     app.connect("html-page-context", _page_context, priority=600)
+    app.connect("build-finished", _build_finished)
     app.connect("doctree-resolved", add_bibkey_anchors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

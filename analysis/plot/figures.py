@@ -59,9 +59,15 @@ THEME_COLOURS: dict[str, str] = {
     "beyond-ml": "#BBBBBB",
 }
 
+# A talk figure fills the slide's whole canvas (13.333 × 7.5 in; its PNG 1920 × 1080 px), with a strip this
+# high at its bottom left free for the footer.
+TALK_DPI = 144
+TALK_FOOTER_IN = 0.42
+
+
 STYLES: dict[str, dict[str, Any]] = {
     "book": {"figsize": (8.0, 4.8), "font": 11, "line": 1.8, "marker": 6},
-    "talk": {"figsize": (13.333, 7.5), "font": 20, "line": 3.2, "marker": 11},
+    "talk": {"figsize": (1920 / TALK_DPI, 1080 / TALK_DPI), "font": 20, "line": 3.2, "marker": 11},
 }
 
 
@@ -249,6 +255,7 @@ def save(
         write_files(fig, out, entry, ("svg", "png"))
         gallery_image(out / f"{fig_id}.png", out / "gallery" / f"{fig_id}.webp")
     else:
+        fig.tight_layout(rect=(0, TALK_FOOTER_IN / fig.get_size_inches()[1], 1, 1))  # the slide, above its footer
         write_files(fig, out, entry, ("svg", "png", "pdf"))
     svg = out / f"{fig_id}.svg"
     show(svg, fig_id, title, alt)
@@ -308,12 +315,15 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
         pdf_meta.update({"Title": title, "Subject": text})
         entry["footer"] = text
     out.mkdir(parents=True, exist_ok=True)
-    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta}, "png": {"dpi": 300, "metadata": png_meta},
+    talk = entry["style"] == "talk"  # the whole 16:9 canvas (no tight crop), its PNG at 1920 × 1080
+    options: dict[str, dict[str, Any]] = {"svg": {"metadata": svg_meta},
+                                           "png": {"dpi": TALK_DPI if talk else 300, "metadata": png_meta},
                                            "pdf": {"metadata": pdf_meta}}
     for fmt in formats:
         path = out / f"{fig_id}.{fmt}"
         tmp = path.with_name(f".{path.name}.tmp")
-        fig.savefig(tmp, format=fmt, **options[fmt])
+        with plt.rc_context({"savefig.bbox": "standard"} if talk else {}):
+            fig.savefig(tmp, format=fmt, **options[fmt])
         tmp.replace(path)
     if write_entry:
         path = out / f"{fig_id}.json"

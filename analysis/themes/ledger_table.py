@@ -8,9 +8,15 @@ with thousands separators (never an exponent), and the column's sort data is tha
 number without its separators (a range by its lower end), so 1.29 sorts before 1.9 and 0.0003
 before 0.2. Every cell is text from data/ and is escaped by analysis.book.lazy, except the two link
 columns, built here from escaped text (:func:`analysis.data.markup.html_text`).
+
+Like the paper explorer, the ledger has filters (theme, metric, audit verdict, hardware: a <select> each,
+built once its rows are in), sorts on a click anywhere on a heading, and on a phone shows only the claim,
+its paper, metric, value, unit and verdict (the search box and the filters still read every column).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -19,8 +25,14 @@ from analysis.data import papers
 from analysis.data.markup import html_text
 
 # (heading, ledger column or None for a column built here)
-COLUMNS = ["claim", "paper", "theme", "metric", "value", "unit", "qualifier", "hardware", "precision", "workload",
-           "tier", "evidence"]
+COLUMNS = ["claim", "paper", "theme", "metric", "value", "unit", "verdict", "qualifier", "hardware", "precision",
+           "workload", "tier", "evidence"]
+# (column, label, how a cell matches the chosen value: the whole cell, or one item of its ", " list)
+FILTERS = [("theme", "Theme", "equals"), ("metric", "Metric", "equals"), ("verdict", "Verdict", "lists"),
+           ("hardware", "Hardware", "lists")]
+# the columns a phone (at most 640 px wide) does not show
+NARROW_HIDDEN = ["theme", "qualifier", "hardware", "precision", "workload", "tier", "evidence"]
+NOT_AUDITED = "not audited"
 HTML_COLUMNS = {"paper", "theme"}
 # DataTables' sort (and type) data of a value cell: its leading number ("1.5–2" sorts as 1.5), or none
 SORT_AS_NUMBER = ('function (data, type) { if (type !== "sort" && type !== "type") return data; '
@@ -42,8 +54,23 @@ def value_text(value: object, low: object, high: object) -> str:
     return f"{number_text(low)}–{number_text(high)}"
 
 
-def table(ledger: pd.DataFrame) -> pd.DataFrame:
-    """The ledger (data/claims.csv rows, with the paper's `theme` merged in) as the page's table."""
+def verdicts_by_claim(results: pd.DataFrame) -> dict[str, str]:
+    """claim id -> the verdicts of the audit's checks that read it ("consistent", or "consistent,
+    inconsistent" for a claim two checks read), from the audit's results (columns claim_ids, "a;b", and
+    verdict), in the order the checks come."""
+    found: dict[str, list[str]] = {}
+    for ids, verdict in zip(results["claim_ids"], results["verdict"], strict=True):
+        for cid in str(ids).split(";") if isinstance(ids, str) else []:
+            seen = found.setdefault(cid.strip(), [])
+            if verdict not in seen:
+                seen.append(str(verdict))
+    return {cid: ", ".join(v) for cid, v in found.items()}
+
+
+def table(ledger: pd.DataFrame, verdicts: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The ledger (data/claims.csv rows, with the paper's `theme` merged in) as the page's table; `verdicts`
+    (:func:`verdicts_by_claim`) gives each claim's audit verdicts ("not audited" where none)."""
+    verdicts = verdicts or {}
     th = papers.themes().set_index("id")
 
     def theme_cell(t: object) -> str:
@@ -61,6 +88,7 @@ def table(ledger: pd.DataFrame) -> pd.DataFrame:
         "value": [value_text(v, lo, hi) for v, lo, hi in zip(ledger["value"], ledger["low"], ledger["high"],
                                                              strict=True)],
         "unit": ledger["unit"],
+        "verdict": [verdicts.get(c, NOT_AUDITED) for c in ledger["claim_id"]],
         "qualifier": ledger["qualifier"],
         "hardware": ledger["hardware"].fillna("").str.replace(";", ", "),
         "precision": ledger["precision"].fillna(""),
@@ -72,9 +100,16 @@ def table(ledger: pd.DataFrame) -> pd.DataFrame:
 
 
 def options() -> dict[str, object]:
-    """DataTables options: a click on a heading sorts (again to reverse); the value column sorts as numbers."""
+    """DataTables options: a click on a heading sorts (again to reverse); the value column sorts as numbers;
+    the filters and the phone's columns (:data:`FILTERS`, :data:`NARROW_HIDDEN`) are set up once the rows
+    are in."""
+    import json
+
     from itables import JavascriptFunction
 
+    filters = [{"col": COLUMNS.index(c), "label": label, "match": match} for c, label, match in FILTERS]
+    hidden = [COLUMNS.index(c) for c in NARROW_HIDDEN]
+    setup = _FILTERS_JS.replace("__FILTERS__", json.dumps(filters)).replace("__NARROW_HIDDEN__", json.dumps(hidden))
     return {
         "text_in_header_can_be_selected": False,  # else only the small arrow sorts
         # DataTables' own indicators (and aria-sort) on every heading; a menu to sort or search within a column
@@ -82,4 +117,49 @@ def options() -> dict[str, object]:
         "columnControl": [["orderAsc", "orderDesc", "search"]],
         "columnDefs": [{"targets": COLUMNS.index("value"), "type": "num", "className": "dt-body-right",
                         "render": JavascriptFunction(SORT_AS_NUMBER)}],
+        "drawCallback": JavascriptFunction(setup),
     }
+
+
+# Runs after every draw; builds the filters once the rows are in (they load after the page). Each filter is
+# a fixed search (DataTables 2) comparing the row's raw cell with the chosen value; an option's label is the
+# cell's text (a theme cell is a link), read by DOMParser, which runs no script.
+_FILTERS_JS = """function (settings) {
+  const api = this.api();
+  const root = api.table().container();
+  if (root.querySelector(".ledger-filters") || !api.data().any()) return;
+  const text = (raw) => new DOMParser().parseFromString(String(raw), "text/html").body.textContent;
+  const bar = document.createElement("div");
+  bar.className = "paper-explorer-filters ledger-filters";
+  bar.setAttribute("role", "group");
+  bar.setAttribute("aria-label", "Filter the claims");
+  __FILTERS__.forEach((f) => {
+    const values = new Set();
+    api.column(f.col).data().each((raw) => {
+      const cell = String(raw);
+      (f.match === "lists" ? cell.split(", ") : [cell]).forEach((v) => { if (v.trim()) values.add(v); });
+    });
+    const sorted = Array.from(values).sort((a, b) => text(a).localeCompare(text(b)));
+    const label = document.createElement("label");
+    const select = document.createElement("select");
+    select.className = "ledger-filter-" + f.label.toLowerCase();
+    label.append(f.label + " ", select);
+    select.add(new Option("all", ""));
+    sorted.forEach((v) => select.add(new Option(text(v), v)));
+    select.addEventListener("change", () => {
+      const want = select.value;
+      api.search.fixed("filter-" + f.col, want ? (s, row) => {
+        const cell = String(row[f.col]);
+        return f.match === "lists" ? cell.split(", ").includes(want) : cell === want;
+      } : null).draw();
+    });
+    bar.append(label);
+  });
+  const top = api.table().node().closest(".dt-container") || root;
+  const layoutRow = top.querySelector(".dt-layout-row");
+  top.insertBefore(bar, layoutRow ? layoutRow.nextSibling : top.firstChild);
+  const narrow = window.matchMedia("(max-width: 640px)");
+  const fit = () => api.columns(__NARROW_HIDDEN__).visible(!narrow.matches);
+  narrow.addEventListener("change", fit);
+  fit();
+}"""
