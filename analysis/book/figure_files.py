@@ -116,6 +116,15 @@ def _shift_legend(fig: Any, leg: Any, dx_px: float, dy_px: float) -> None:
         leg.set_bbox_to_anchor((x0, y0), transform=fig.transFigure)
 
 
+def _release_grid_spacing(fig: Any) -> None:
+    """Spacing a notebook fixed on its grid (hspace=0.08) makes tight_layout skip the grid: release it."""
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
+        for name in grid.locally_modified_subplot_params() if grid is not None else ():
+            setattr(grid, name, None)
+
+
 def layout(fig: Any) -> None:
     """Lay the figure out on the slide above the footer's strip (its own layout engine if it has one). A
     legend placed in figure coordinates below (or above) the drawing, which a cropped book figure shows
@@ -143,11 +152,7 @@ def layout(fig: Any) -> None:
     legends = _anchored_to_figure(fig)
     for leg, _ in legends:
         leg.set_in_layout(False)  # placed in a band of its own below, not inside its axes' room
-    for ax in fig.axes:  # spacing a notebook fixed on its grid (hspace=0.08) makes tight_layout skip the grid
-        spec = ax.get_subplotspec()
-        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
-        for name in grid.locally_modified_subplot_params() if grid is not None else ():
-            setattr(grid, name, None)
+    _release_grid_spacing(fig)
     lay_out()
     if not legends:
         return
