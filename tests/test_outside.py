@@ -109,8 +109,9 @@ def test_no_citekey_or_work_collides_with_the_corpus(works):
 
 
 def test_size_and_coverage(works):
-    # a short list of landmarks, not a second corpus (issue 32 added four; issue 36 five the prose names)
-    assert 20 <= len(works) <= 45
+    # a short list of landmarks, not a second corpus (issue 32 added four; issue 36 five the prose names;
+    # issue 33 one, Muennighoff et al. 2023 for data-constrained scaling)
+    assert 20 <= len(works) <= 46
     # at least one gap per theme of the taxonomy
     assert set(papers.themes()["id"]) == set(works["theme"])
 
