@@ -546,7 +546,8 @@ def test_pages_after_the_first_load_at_most_400_kb(browser, server: str):
         page.wait_for_load_state("networkidle")
         assets = {k for k, u in urls.items() if "/_static/" in u}
         html = (HTML / rel).read_text(encoding="utf-8")
-        inline = sum(len(m.encode("utf-8")) for m in re.findall(r"<(?:script|style)\b.*?</(?:script|style)>", html, re.S))
+        inline = sum(len(m.encode("utf-8"))
+                     for m in re.findall(r"<(?:script|style)\b.*?</(?:script|style)>", html, re.S))
         weights[rel] = round((sum(v for k, v in sizes.items() if k in assets) + inline) / 1024)
         content[rel] = max(0, round((sum(v for k, v in sizes.items() if k not in assets) - inline) / 1024))
     heavy = {rel: kb for rel, kb in weights.items() if kb > 400}
