@@ -248,6 +248,19 @@ def pairs(df: pd.DataFrame, precision: str = "fp16") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# runs outside the corpus that the tables compare with: the CLIP baseline is Radford et al. 2021, a reference run
+REF_RUNS = {"clip-vitl14": "ref:clip-vitl14"}
+
+
+def run_citekey(runs: pd.DataFrame, row_id: str) -> str:
+    """The fact citekey of run `row_id` of `runs` (a budgets table with ``row_id`` and ``citekey``): its paper,
+    with ``:<row_id>`` when the paper has several runs in `runs`; a reference run (:data:`REF_RUNS`) keeps its own."""
+    if row_id in REF_RUNS:
+        return REF_RUNS[row_id]
+    cite = str(runs.set_index("row_id").at[row_id, "citekey"])
+    return f"{cite}:{row_id}" if (runs["citekey"] == cite).sum() > 1 else cite
+
+
 def _peak(hardware_id: str, precision: str) -> float:
     """Dense peak at `precision`, falling back to BF16 for chips (TPU) that list no FP16 peak."""
     try:
