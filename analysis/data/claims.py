@@ -14,6 +14,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.data.paths import DATA, DataError
+from analysis.data.schemas import opt_float
 from analysis.data.tables import fail_rows, read_csv
 
 METRICS = ["speedup", "throughput", "utilization", "gpu_hours", "gpu_days", "gpu_count", "cost_usd", "energy",
@@ -46,9 +47,9 @@ SCHEMA = pa.DataFrameSchema(
         "claim_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[a-z][a-z0-9]*-\d+$")),
         "citekey": pa.Column(str),
         "metric": pa.Column(str, checks=pa.Check.isin(METRICS)),
-        "value": pa.Column(float, nullable=True, coerce=True),
-        "low": pa.Column(float, nullable=True, coerce=True),
-        "high": pa.Column(float, nullable=True, coerce=True),
+        "value": opt_float(),
+        "low": opt_float(),
+        "high": opt_float(),
         "unit": pa.Column(str, checks=pa.Check.isin(UNITS)),
         "qualifier": pa.Column(str, checks=pa.Check.isin(QUALIFIERS)),
         "baseline": pa.Column(str, nullable=True),

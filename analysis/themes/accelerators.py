@@ -13,7 +13,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.data import assumptions, hardware
-from analysis.data.schemas import CITEKEY, HW_ID
+from analysis.data.schemas import CITEKEY, HW_ID, opt_float
 from analysis.data.tables import read_csv
 from analysis.models import chain_inputs, trends
 
@@ -28,7 +28,7 @@ COMPARISONS = pa.DataFrameSchema(
         "metric": pa.Column(str, checks=pa.Check.isin(["throughput", "energy_efficiency"])),
         "precision": pa.Column(str, checks=pa.Check.isin(sorted(hardware.PRECISIONS))),
         "claimed_low_x": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
-        "claimed_high_x": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "claimed_high_x": opt_float(pa.Check.gt(0)),
         "claim_form": pa.Column(str, checks=pa.Check.isin(["number", "comparable", "higher"])),
         "note": pa.Column(str),
         "source": pa.Column(str),

@@ -21,6 +21,7 @@ import pandera.pandas as pa
 from analysis import models
 from analysis.data import hardware
 from analysis.data.paths import DataError
+from analysis.data.schemas import opt_float
 from analysis.data.tables import fail_rows, read_csv
 
 FILE = "budget-training-budgets.csv"
@@ -34,15 +35,15 @@ SCHEMA = pa.DataFrameSchema(
         "citekey": pa.Column(str),
         "role": pa.Column(str, pa.Check.isin(ROLES)),
         "model": pa.Column(str),
-        "n_gpus": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
-        "days": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
-        "gpu_days": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
-        "reduction_x": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "n_gpus": opt_float(pa.Check.gt(0)),
+        "days": opt_float(pa.Check.gt(0)),
+        "gpu_days": opt_float(pa.Check.gt(0)),
+        "reduction_x": opt_float(pa.Check.gt(0)),
         "hardware_id": pa.Column(str, nullable=True),
         "hardware_class": pa.Column(str, pa.Check.isin(HARDWARE_CLASSES)),
-        "train_flop": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "train_flop": opt_float(pa.Check.gt(0)),
         "quality_metric": pa.Column(str, nullable=True),
-        "quality_value": pa.Column(float, nullable=True, coerce=True),
+        "quality_value": opt_float(),
         "source": pa.Column(str, pa.Check.str_length(min_value=5)),
     },
     strict=True,

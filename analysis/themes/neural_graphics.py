@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis.data.schemas import CITEKEY, HW_ID
+from analysis.data.schemas import CITEKEY, HW_ID, opt_float
 from analysis.data.tables import read_csv
 from analysis.models import uncertainty
 
@@ -22,7 +22,7 @@ NETWORK_COSTS = pa.DataFrameSchema(
         "config_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[a-z0-9]+(-[a-z0-9]+)*$")),
         "description": pa.Column(str),
         "mlp_layers": pa.Column(str, checks=pa.Check.str_matches(LAYER)),
-        "queries_per_ray": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "queries_per_ray": opt_float(pa.Check.gt(0)),
         "enc_levels": pa.Column(int, coerce=True, checks=pa.Check.ge(0)),
         "enc_features_per_level": pa.Column(int, coerce=True, checks=pa.Check.ge(0)),
         "enc_corners": pa.Column(int, coerce=True, checks=pa.Check.ge(0)),
@@ -37,9 +37,9 @@ DEVICES = pa.DataFrameSchema(
         "device_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(HW_ID)),
         "name": pa.Column(str),
         "device_class": pa.Column(str),
-        "tdp_w": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "peak_fp32_tflops": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "mem_bw_tbps": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "tdp_w": opt_float(pa.Check.gt(0)),
+        "peak_fp32_tflops": opt_float(pa.Check.gt(0)),
+        "mem_bw_tbps": opt_float(pa.Check.gt(0)),
         "source": pa.Column(str),
     },
     strict=True,
@@ -57,9 +57,9 @@ RENDERING_CLAIMS = pa.DataFrameSchema(
         "device_id": pa.Column(str, nullable=True, checks=pa.Check.str_matches(HW_ID)),
         "device_label": pa.Column(str),
         "device_class": pa.Column(str, checks=pa.Check.isin(DEVICE_CLASSES)),
-        "width_px": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "height_px": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "megapixels_stated": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "width_px": opt_float(pa.Check.gt(0)),
+        "height_px": opt_float(pa.Check.gt(0)),
+        "megapixels_stated": opt_float(pa.Check.gt(0)),
         "resolution_basis": pa.Column(str),
         "source": pa.Column(str),
     },
