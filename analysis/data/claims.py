@@ -74,7 +74,8 @@ def _text(v: object) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
 
 
-def _num(v: object) -> float | None:
+def _float_or_none(v: object) -> float | None:
+    """A cell's number, or None for an empty (NaN) or text cell."""
     if v is None or isinstance(v, str):
         return None
     f = float(v)  # type: ignore[arg-type]
@@ -114,8 +115,9 @@ class Claim:
 
     @classmethod
     def from_row(cls, r: Mapping[Any, Any]) -> Self:
-        return cls(_text(r["claim_id"]), _text(r["citekey"]), _text(r["metric"]), _num(r["value"]),
-                   _num(r["low"]), _num(r["high"]), _text(r["unit"]), _text(r["qualifier"]), _text(r["baseline"]),
+        return cls(_text(r["claim_id"]), _text(r["citekey"]), _text(r["metric"]), _float_or_none(r["value"]),
+                   _float_or_none(r["low"]), _float_or_none(r["high"]), _text(r["unit"]), _text(r["qualifier"]),
+                   _text(r["baseline"]),
                    _text(r["hardware"]), _text(r["precision"]), _text(r["workload"]), _text(r["evidence"]),
                    _text(r["tier"]), _text(r["notes"]), *(_text(r.get(c)) for c in TYPED))
 

@@ -68,7 +68,7 @@ def load_budgets() -> pd.DataFrame:
     fail_rows(path, df, both, "gpu_days", "give either n_gpus × days or gpu_days, not both")  # type: ignore[arg-type]
     df = df.copy()
     df["gpu_days_stated"] = [
-        gpu_days(r["n_gpus"], r["days"]) if _num(r["n_gpus"]) and _num(r["days"]) else r["gpu_days"]
+        gpu_days(r["n_gpus"], r["days"]) if _is_number(r["n_gpus"]) and _is_number(r["days"]) else r["gpu_days"]
         for r in _records(df)
     ]
     return df
@@ -86,7 +86,7 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in r.items()} for r in df.to_dict("records")]
 
 
-def _num(v: Any) -> bool:
+def _is_number(v: Any) -> bool:
     """True for a number that is not NaN."""
     return isinstance(v, (int, float)) and not math.isnan(v)
 
@@ -204,7 +204,7 @@ def with_implied(df: pd.DataFrame) -> pd.DataFrame:
     used: list[float] = []
     implied: list[bool] = []
     for r in _records(out):
-        if _num(r["gpu_days_stated"]):
+        if _is_number(r["gpu_days_stated"]):
             used.append(float(r["gpu_days_stated"]))
             implied.append(False)
             continue
@@ -236,7 +236,7 @@ def pairs(df: pd.DataFrame, precision: str = "fp16") -> pd.DataFrame:
                     pb_ = _peak(b["hardware_id"], precision)
                     peak_ratio = reduction(a["gpu_days_used"] * pa_, b["gpu_days_used"] * pb_)
                 flop_ratio = (reduction(a["train_flop"], b["train_flop"])
-                              if _num(a["train_flop"]) and _num(b["train_flop"]) else math.nan)
+                              if _is_number(a["train_flop"]) and _is_number(b["train_flop"]) else math.nan)
                 rows.append({
                     "case": case, "budget_row": b["row_id"], "budget_model": b["model"],
                     "budget_citekey": b["citekey"], "baseline_row": a["row_id"], "baseline_model": a["model"],

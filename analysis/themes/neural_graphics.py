@@ -189,7 +189,7 @@ def max_megapixels_per_s(peak_flop_s: float, samples_per_ray: float, flops_per_s
     return peak_flop_s * utilisation / (samples_per_ray * flops_per_sample) / 1e6
 
 
-def _num(v: object) -> float:
+def _float_or_nan(v: object) -> float:
     """float(v), or nan for a missing value."""
     try:
         f = float(v)  # type: ignore[arg-type]
@@ -211,18 +211,20 @@ def device_spec(device_id: str, precision: str = "fp16") -> dict[str, float | st
     col = hardware.PRECISIONS[precision]
     if device_id in hw.index:
         s = {str(k): v for k, v in hw.loc[device_id].to_dict().items()}
-        peak, fp32 = _num(s[col]), _num(s["peak_fp32_tflops"])
+        peak, fp32 = _float_or_nan(s[col]), _float_or_nan(s["peak_fp32_tflops"])
         if not (math.isnan(peak) and math.isnan(fp32)):
             return {"device_id": device_id, "name": str(s["name"]), "peak_tflops": peak, "precision": precision,
-                    "peak_fp32_tflops": fp32, "mem_bw_tbps": _num(s["mem_bw_tbps"]), "tdp_w": _num(s["tdp_w"]),
+                    "peak_fp32_tflops": fp32, "mem_bw_tbps": _float_or_nan(s["mem_bw_tbps"]),
+                    "tdp_w": _float_or_nan(s["tdp_w"]),
                     "source": "data/hardware.csv"}
     dev = load_devices()
     if device_id in dev.index:
         d = {str(k): v for k, v in dev.loc[device_id].to_dict().items()}
-        fp32 = _num(d["peak_fp32_tflops"])
+        fp32 = _float_or_nan(d["peak_fp32_tflops"])
         peak = fp32 if precision == "fp32" else math.nan  # the file holds FP32 figures only
         return {"device_id": device_id, "name": str(d["name"]), "peak_tflops": peak, "precision": precision,
-                "peak_fp32_tflops": fp32, "mem_bw_tbps": _num(d["mem_bw_tbps"]), "tdp_w": _num(d["tdp_w"]),
+                "peak_fp32_tflops": fp32, "mem_bw_tbps": _float_or_nan(d["mem_bw_tbps"]),
+                "tdp_w": _float_or_nan(d["tdp_w"]),
                 "source": "data/neural-graphics-devices.csv"}
     return {"device_id": device_id, "name": device_id, "peak_tflops": math.nan, "precision": precision,
             "peak_fp32_tflops": math.nan, "mem_bw_tbps": math.nan, "tdp_w": math.nan, "source": ""}
