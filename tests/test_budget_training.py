@@ -133,3 +133,14 @@ def test_unnamed_gpu_rent_spreads_over_the_band():
     assert iv.high > 24 * 4.1
     # the book's own A100 price given explicitly is the same case (not a reader's price held fixed)
     assert bt.rental_interval_unnamed(1.0, 2.93) == iv
+
+
+def test_run_citekey_names_the_run_only_where_its_paper_has_several():
+    # a hand-made table: paper a2024x has two runs, b2023y one; clip-vitl14 is the reference run of REF_RUNS
+    runs = pd.DataFrame({"row_id": ["a-small", "a-large", "b-only", "clip-vitl14"],
+                         "citekey": ["a2024x", "a2024x", "b2023y", "b2023y"]})
+    assert bt.run_citekey(runs, "a-small") == "a2024x:a-small"
+    assert bt.run_citekey(runs, "a-large") == "a2024x:a-large"
+    assert bt.run_citekey(runs.iloc[:3], "b-only") == "b2023y"
+    assert bt.run_citekey(runs, "b-only") == "b2023y:b-only"  # two rows of b2023y in the whole table
+    assert bt.run_citekey(runs, "clip-vitl14") == "ref:clip-vitl14"

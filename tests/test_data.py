@@ -268,3 +268,19 @@ def test_malformed_yaml_names_line_and_column(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(paths, "DATA", tmp_path)
     with pytest.raises(DataError, match=f"bad.yml: {where}: malformed YAML"):
         tables.read_yaml("bad.yml")
+
+
+def test_a_hardware_row_is_a_typed_frozen_record():
+    import dataclasses
+    import math
+
+    from analysis.data import hardware
+    # NVIDIA H100 datasheet, SXM column: 80 GB HBM3, 3.35 TB/s, up to 700 W; released 2022
+    r = hardware.record("H100-SXM")
+    assert (r.memory_gb, r.mem_bw_tbps, r.tdp_w, r.release_year, r.vendor) == (80.0, 3.35, 700.0, 2022, "NVIDIA")
+    assert r.figure("tdp_w") == hardware.tdp_w("H100-SXM")
+    assert math.isnan(r.mean_power_w)  # NVIDIA publishes no measured mean power: NaN, not 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.tdp_w = 1.0  # type: ignore[misc]
+    with pytest.raises(KeyError):
+        hardware.record("no-such-chip")

@@ -234,3 +234,16 @@ def test_every_modelled_fact_carries_its_interval(numbers):
     with_iv = frame[frame["low"].notna()]
     assert (with_iv["low"] <= with_iv["high"]).all()
     assert not frame[frame["kind"].isin(["reported", "derived"]) & frame["low"].notna()].shape[0]
+
+
+def test_corpus_fact_is_a_statistic_with_its_conditions_as_assumptions(monkeypatch):
+    seen: list[tuple] = []
+    monkeypatch.setattr(facts, "glue_fact", lambda name, value, **kw: seen.append((name, value, kw)))
+    facts.corpus_fact("n_x", 12, "n_speedup_claims", "claims", "", "baseline: naive code", "paper bootstrap 9")
+    facts.corpus_fact("n_y", 3, "n_papers", "papers", citekey="corpus:llm")
+    assert seen == [
+        ("n_x", 12, {"citekey": "corpus", "quantity": "n_speedup_claims", "unit": "claims",
+                     "assumptions": "baseline: naive code; paper bootstrap 9", "kind": "statistic"}),
+        ("n_y", 3, {"citekey": "corpus:llm", "quantity": "n_papers", "unit": "papers", "assumptions": "",
+                    "kind": "statistic"}),
+    ]

@@ -109,6 +109,14 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
 
 
+def corpus_fact(name: str, value: float, quantity: str, unit: str, *conditions: str, citekey: str = "corpus") -> None:
+    """A count, share or summary statistic over the corpus (or one theme's papers, ``citekey="corpus:<theme>"``),
+    glued as a fact of kind ``statistic``; the non-empty `conditions` (which claims count, the bootstrap) are its
+    assumptions, joined by "; "."""
+    glue_fact(name, value, citekey=citekey, quantity=quantity, unit=unit,
+              assumptions="; ".join(c for c in conditions if c), kind="statistic")
+
+
 def glue_extreme(name: str, values: Any, which: str, *, of: str, label_name: str = "", **fact: Any) -> Any:
     """Glue the smallest (`which` ``"min"``) or largest (``"max"``) of `values` as `name`, and with
     `label_name` the label (index) of the row that holds it; return the extreme.

@@ -20,7 +20,8 @@ from analysis.data.tables import read_yaml
 REQUIRED = ("value", "unit", "source", "as_of")
 
 
-def _num(path: str, name: str, key: str, v: Any, nullable: bool) -> float | None:
+def _checked_number(path: str, name: str, key: str, v: Any, nullable: bool) -> float | None:
+    """Field `key` of entry `name` as a finite non-negative float (None if empty and `nullable`), else DataError."""
     if v is None and nullable:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -58,9 +59,9 @@ def _load() -> pd.DataFrame:
         for key in REQUIRED:
             if e.get(key) in (None, ""):
                 raise DataError(f"{path}: entry {name}, field {key}: missing")
-        value = _num(path, name, "value", e["value"], False)
-        low = _num(path, name, "low", e.get("low"), True)
-        high = _num(path, name, "high", e.get("high"), True)
+        value = _checked_number(path, name, "value", e["value"], False)
+        low = _checked_number(path, name, "low", e.get("low"), True)
+        high = _checked_number(path, name, "high", e.get("high"), True)
         _check_range(path, name, str(e["unit"]), [value, low, high])
         if low is not None and high is not None and not low <= high:
             raise DataError(f"{path}: entry {name}, field low/high: low {low} exceeds high {high}")

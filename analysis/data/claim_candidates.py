@@ -143,7 +143,8 @@ _CONTEXT_METRIC = [  # (words near a % or × value, metric)
 ]
 
 
-def _num(text: str) -> float:
+def _parse_number(text: str) -> float:
+    """A number as the text writes it, thousands separators and all ("1,024")."""
     return float(text.replace(",", ""))
 
 
@@ -312,23 +313,24 @@ def _found(text: str) -> list[_Found]:
     upper end, note), unsorted and possibly overlapping."""
     found: list[_Found] = []
     for m in [*_NUMBER.finditer(text), *_BETWEEN.finditer(text)]:
-        a, b, end = _num(m.group("a")), m.group("b"), m.end()
+        a, b, end = _parse_number(m.group("a")), m.group("b"), m.end()
         for rx, unit, metric in _UNITS:  # one pass over the numbers; the first unit that follows wins
             u = rx.match(text, end)
             if u is None:
                 continue
             note = f"{u.group().strip()} (the ledger has no unit of mass)" if unit == "count" else ""
             if b is not None:
-                found.append((m.start("a"), u.end(), unit, metric, None, a, _num(b), m.group("hb") or "", note))
+                found.append((m.start("a"), u.end(), unit, metric, None, a, _parse_number(b), m.group("hb") or "",
+                              note))
             else:
                 found.append((m.start("a"), u.end(), unit, metric, a, None, None, "", note))
             break
     for m in _DOLLARS.finditer(text):
         scale = (m.group("scale") or "").lower()
         unit = {"": "USD", "k": "kUSD", "m": "MUSD", "million": "MUSD", "b": "BUSD", "billion": "BUSD"}[scale]
-        found.append((m.start(), m.end(), unit, "cost_usd", _num(m.group("a")), None, None, "", ""))
+        found.append((m.start(), m.end(), unit, "cost_usd", _parse_number(m.group("a")), None, None, "", ""))
     for m in _X_BEFORE.finditer(text):
-        found.append((m.start(), m.end(), "x", "speedup", _num(m.group("a")), None, None, "", ""))
+        found.append((m.start(), m.end(), "x", "speedup", _parse_number(m.group("a")), None, None, "", ""))
     for rx, value, metric in _NUMBER_WORDS:
         for m in rx.finditer(text):
             v = value if value is not None else float(_WORD_NUMBERS[m.group("w").lower()])

@@ -14,6 +14,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.data.paths import DATA, DataError
+from analysis.data.schemas import opt_float
 from analysis.data.tables import fail_rows, read_csv
 
 METRICS = ["speedup", "throughput", "utilization", "gpu_hours", "gpu_days", "gpu_count", "cost_usd", "energy",
@@ -46,9 +47,9 @@ SCHEMA = pa.DataFrameSchema(
         "claim_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[a-z][a-z0-9]*-\d+$")),
         "citekey": pa.Column(str),
         "metric": pa.Column(str, checks=pa.Check.isin(METRICS)),
-        "value": pa.Column(float, nullable=True, coerce=True),
-        "low": pa.Column(float, nullable=True, coerce=True),
-        "high": pa.Column(float, nullable=True, coerce=True),
+        "value": opt_float(),
+        "low": opt_float(),
+        "high": opt_float(),
         "unit": pa.Column(str, checks=pa.Check.isin(UNITS)),
         "qualifier": pa.Column(str, checks=pa.Check.isin(QUALIFIERS)),
         "baseline": pa.Column(str, nullable=True),
@@ -73,7 +74,8 @@ def _text(v: object) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
 
 
-def _num(v: object) -> float | None:
+def _float_or_none(v: object) -> float | None:
+    """A cell's number, or None for an empty (NaN) or text cell."""
     if v is None or isinstance(v, str):
         return None
     f = float(v)  # type: ignore[arg-type]
@@ -113,8 +115,9 @@ class Claim:
 
     @classmethod
     def from_row(cls, r: Mapping[Any, Any]) -> Self:
-        return cls(_text(r["claim_id"]), _text(r["citekey"]), _text(r["metric"]), _num(r["value"]),
-                   _num(r["low"]), _num(r["high"]), _text(r["unit"]), _text(r["qualifier"]), _text(r["baseline"]),
+        return cls(_text(r["claim_id"]), _text(r["citekey"]), _text(r["metric"]), _float_or_none(r["value"]),
+                   _float_or_none(r["low"]), _float_or_none(r["high"]), _text(r["unit"]), _text(r["qualifier"]),
+                   _text(r["baseline"]),
                    _text(r["hardware"]), _text(r["precision"]), _text(r["workload"]), _text(r["evidence"]),
                    _text(r["tier"]), _text(r["notes"]), *(_text(r.get(c)) for c in TYPED))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
@@ -55,6 +56,59 @@ def spec(hardware_id: str) -> pd.Series:
     return row
 
 
+@dataclass(frozen=True)
+class Hardware:
+    """One row of data/hardware.csv, typed: a missing figure is NaN, a missing text "", a missing count None."""
+    hardware_id: str
+    family: str
+    vendor: str
+    kind: str
+    name: str
+    release_year: int | None
+    memory_gb: float
+    memory_mib: float
+    mem_bw_tbps: float
+    tdp_w: float
+    tdp_basis: str
+    mean_power_w: float
+    mean_power_low_w: float
+    mean_power_high_w: float
+    peak_fp64_tflops: float
+    peak_fp32_tflops: float
+    peak_tf32_tflops: float
+    peak_bf16_tflops: float
+    peak_fp16_tflops: float
+    peak_fp8_tflops: float
+    peak_int8_tops: float
+    interconnect_gb_per_s: float
+    scale_up_domain: int | None
+    scale_up_source: str
+    source: str
+    source_url: str
+    notes: str
+
+    def figure(self, column: str) -> float:
+        """The figure in `column` (e.g. a :data:`PRECISIONS` column); NaN where the table has none."""
+        value = getattr(self, column)
+        assert isinstance(value, float), column
+        return value
+
+
+def record(hardware_id: str) -> Hardware:
+    """Row `hardware_id` of the hardware table as a :class:`Hardware`; KeyError if unknown."""
+    row = spec(hardware_id)
+    values: dict[str, object] = {}
+    for f in fields(Hardware):
+        v = row[f.name]
+        if f.type == "float":
+            values[f.name] = math.nan if pd.isna(v) else float(v)
+        elif f.type == "int | None":
+            values[f.name] = None if pd.isna(v) else int(v)
+        else:
+            values[f.name] = "" if pd.isna(v) else str(v)
+    return Hardware(**values)  # type: ignore[arg-type]
+
+
 def peak_tflops(hardware_id: str, precision: str) -> float:
     """Dense peak TFLOP/s (TOP/s for int8) of `hardware_id` at `precision`.
 
@@ -67,10 +121,10 @@ def peak_tflops(hardware_id: str, precision: str) -> float:
 
 
 def _figure(hardware_id: str, column: str) -> float:
-    value = spec(hardware_id)[column]
-    if pd.isna(value):
+    value = record(hardware_id).figure(column)
+    if math.isnan(value):
         raise DataError(f"data/hardware.csv: {hardware_id} has no {column} figure")
-    return float(value)
+    return value
 
 
 def mem_bw_tbps(hardware_id: str) -> float:
@@ -98,21 +152,18 @@ def nominal_memory_gb(hardware_id: str) -> float:
 
 def driver_memory_gb(hardware_id: str) -> float:
     """The driver's total (``memory_mib``, binary units) in 10**9 bytes; NaN where the table has none."""
-    mib = spec(hardware_id)["memory_mib"]
-    return math.nan if pd.isna(mib) else float(mib) * 2**20 / 1e9
+    return record(hardware_id).memory_mib * 2**20 / 1e9
 
 
 def mean_power_w(hardware_id: str) -> float:
     """A vendor-published measured mean chip power in W (TPU v3, v4); NaN where there is none."""
-    v = spec(hardware_id)["mean_power_w"]
-    return math.nan if pd.isna(v) else float(v)
+    return record(hardware_id).mean_power_w
 
 
 def mean_power_range_w(hardware_id: str) -> tuple[float, float]:
     """The vendor's measured minimum and maximum chip power in W (NaN, NaN where there are none)."""
-    s = spec(hardware_id)
-    lo, hi = s["mean_power_low_w"], s["mean_power_high_w"]
-    return (math.nan if pd.isna(lo) else float(lo), math.nan if pd.isna(hi) else float(hi))
+    r = record(hardware_id)
+    return r.mean_power_low_w, r.mean_power_high_w
 
 
 def tdp_w(hardware_id: str) -> float:

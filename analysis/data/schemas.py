@@ -15,8 +15,15 @@ AUTHORS = rf"^{_PERSON}( and {_PERSON})*$"
 VENUE_KINDS = ["conference", "workshop", "journal", "preprint"]
 
 
-def _opt_num(*checks: pa.Check) -> pa.Column:
-    return pa.Column(float, nullable=True, coerce=True, checks=[pa.Check.ge(0), *checks])
+def opt_float(*checks: pa.Check, **kw: object) -> pa.Column:
+    """A float column that may be empty, coerced from the CSV's text, with `checks` (and any other
+    ``pa.Column`` argument in `kw`, e.g. ``description``)."""
+    return pa.Column(float, nullable=True, coerce=True, checks=list(checks), **kw)  # type: ignore[arg-type]
+
+
+def opt_nonneg(*checks: pa.Check) -> pa.Column:
+    """:func:`opt_float` that is also never negative."""
+    return opt_float(pa.Check.ge(0), *checks)
 
 
 def _opt_str(*checks: pa.Check) -> pa.Column:
@@ -31,29 +38,29 @@ HARDWARE = pa.DataFrameSchema(
         "kind": pa.Column(str, checks=pa.Check.isin(["gpu", "tpu", "npu", "asic", "cpu", "fpga", "soc", "network"])),
         "name": pa.Column(str),
         "release_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
-        "memory_gb": _opt_num(),  # the vendor's nominal figure, as the datasheet writes it ("80 GB")
+        "memory_gb": opt_nonneg(),  # the vendor's nominal figure, as the datasheet writes it ("80 GB")
         # the capacity in MiB (2**20 bytes) where a source gives it in binary units: nvidia-smi's
         # total, or Google's GiB. Kept for reference (hardware.driver_memory_gb); capacities use memory_gb.
-        "memory_mib": _opt_num(),
-        "mem_bw_tbps": _opt_num(),
-        "tdp_w": _opt_num(),
+        "memory_mib": opt_nonneg(),
+        "mem_bw_tbps": opt_nonneg(),
+        "tdp_w": opt_nonneg(),
         # rated: the vendor's board power (TDP); measured_max: a measured maximum (TPU v4, no TDP
         # published). The energy chain applies an average-to-rated fraction only to rated power.
         "tdp_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(["rated", "measured_max"])),
         # a measured mean power per chip during training, where the vendor publishes one (Google's
         # TPU v3 and v4 pages); the energy chain uses it as it is, in place of TDP x a fraction
-        "mean_power_w": _opt_num(),
+        "mean_power_w": opt_nonneg(),
         # the vendor's measured minimum and maximum chip power (the range the chain's interval draws from)
-        "mean_power_low_w": _opt_num(),
-        "mean_power_high_w": _opt_num(),
-        "peak_fp64_tflops": _opt_num(),
-        "peak_fp32_tflops": _opt_num(),
-        "peak_tf32_tflops": _opt_num(),
-        "peak_bf16_tflops": _opt_num(),
-        "peak_fp16_tflops": _opt_num(),
-        "peak_fp8_tflops": _opt_num(),
-        "peak_int8_tops": _opt_num(),
-        "interconnect_gb_per_s": _opt_num(),
+        "mean_power_low_w": opt_nonneg(),
+        "mean_power_high_w": opt_nonneg(),
+        "peak_fp64_tflops": opt_nonneg(),
+        "peak_fp32_tflops": opt_nonneg(),
+        "peak_tf32_tflops": opt_nonneg(),
+        "peak_bf16_tflops": opt_nonneg(),
+        "peak_fp16_tflops": opt_nonneg(),
+        "peak_fp8_tflops": opt_nonneg(),
+        "peak_int8_tops": opt_nonneg(),
+        "interconnect_gb_per_s": opt_nonneg(),
         # accelerators joined by the vendor's scale-up fabric (NVLink/NVSwitch, ICI) in its standard system;
         # empty where no source was seen. Its source (with URL) in scale_up_source.
         "scale_up_domain": pa.Column("Int64", nullable=True, coerce=True, checks=pa.Check.ge(1)),

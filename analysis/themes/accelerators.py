@@ -13,7 +13,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.data import assumptions, hardware
-from analysis.data.schemas import CITEKEY, HW_ID
+from analysis.data.schemas import CITEKEY, HW_ID, opt_float
 from analysis.data.tables import read_csv
 from analysis.models import chain_inputs, trends
 
@@ -28,7 +28,7 @@ COMPARISONS = pa.DataFrameSchema(
         "metric": pa.Column(str, checks=pa.Check.isin(["throughput", "energy_efficiency"])),
         "precision": pa.Column(str, checks=pa.Check.isin(sorted(hardware.PRECISIONS))),
         "claimed_low_x": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
-        "claimed_high_x": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "claimed_high_x": opt_float(pa.Check.gt(0)),
         "claim_form": pa.Column(str, checks=pa.Check.isin(["number", "comparable", "higher"])),
         "note": pa.Column(str),
         "source": pa.Column(str),
@@ -81,17 +81,17 @@ def headline_peak(hardware_id: str, precision: str = "best16", fp32_fallback: bo
     and `fp32_fallback`, the FP32 peak is used instead (pre-tensor-core chips). Other values name
     one precision of data/hardware.csv. Returns (nan, "") when no figure exists.
     """
-    s = hardware.spec(hardware_id)
+    s = hardware.record(hardware_id)
     if precision == "best16":
-        vals = [(float(s[c]), p) for p, c in (("bf16", "peak_bf16_tflops"), ("fp16", "peak_fp16_tflops"))
-                if pd.notna(s[c])]
+        vals = [(s.figure(c), p) for p, c in (("bf16", "peak_bf16_tflops"), ("fp16", "peak_fp16_tflops"))
+                if pd.notna(s.figure(c))]
         if vals:
             return max(vals)
-        if fp32_fallback and pd.notna(s["peak_fp32_tflops"]):
-            return float(s["peak_fp32_tflops"]), "fp32"
+        if fp32_fallback and pd.notna(s.peak_fp32_tflops):
+            return s.peak_fp32_tflops, "fp32"
         return float("nan"), ""
-    col = hardware.PRECISIONS[precision]
-    return (float(s[col]), precision) if pd.notna(s[col]) else (float("nan"), "")
+    peak = s.figure(hardware.PRECISIONS[precision])
+    return (peak, precision) if pd.notna(peak) else (float("nan"), "")
 
 
 def growth_table(ids: list[str], precision: str = "best16", fp32_fallback: bool = True) -> pd.DataFrame:
@@ -151,13 +151,13 @@ def efficiency_table(ids: list[str], precision: str = "best16") -> pd.DataFrame:
     """
     rows = []
     for hid in ids:
-        s = hardware.spec(hid)
+        r = hardware.record(hid)
         peak, prec = headline_peak(hid, precision, fp32_fallback=False)
-        tdp = float(s["tdp_w"]) if pd.notna(s["tdp_w"]) else float("nan")
-        bw_gbps = float(s["mem_bw_tbps"]) * 1000 if pd.notna(s["mem_bw_tbps"]) else float("nan")
+        tdp = r.tdp_w
+        bw_gbps = r.mem_bw_tbps * 1000
         price = purchase_price_usd(hid)
         rows.append({
-            "hardware_id": hid, "vendor": s["vendor"], "kind": s["kind"], "peak_tflops": peak,
+            "hardware_id": hid, "vendor": r.vendor, "kind": r.kind, "peak_tflops": peak,
             "precision": prec, "mem_bw_gbps": bw_gbps, "tdp_w": tdp, "price_usd": price,
             "price_source": chain_inputs.purchase_key(hid) if price == price else "",
             "tflops_per_w": per_watt(peak, tdp), "gbps_per_w": per_watt(bw_gbps, tdp),
@@ -176,8 +176,7 @@ def datasheet_ratios(device_id: str, baseline_id: str, precision: str, metric: s
         return headline_peak(h, precision, fp32_fallback=False)[0]
 
     def field(h: str, col: str) -> float:
-        v = hardware.spec(h)[col]
-        return float(v) if pd.notna(v) else float("nan")
+        return hardware.record(h).figure(col)
 
     compute = peak(device_id) / peak(baseline_id)
     bandwidth = field(device_id, "mem_bw_tbps") / field(baseline_id, "mem_bw_tbps")

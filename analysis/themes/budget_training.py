@@ -21,6 +21,7 @@ import pandera.pandas as pa
 from analysis import models
 from analysis.data import hardware
 from analysis.data.paths import DataError
+from analysis.data.schemas import opt_float
 from analysis.data.tables import fail_rows, read_csv
 
 FILE = "budget-training-budgets.csv"
@@ -34,15 +35,15 @@ SCHEMA = pa.DataFrameSchema(
         "citekey": pa.Column(str),
         "role": pa.Column(str, pa.Check.isin(ROLES)),
         "model": pa.Column(str),
-        "n_gpus": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
-        "days": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
-        "gpu_days": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
-        "reduction_x": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "n_gpus": opt_float(pa.Check.gt(0)),
+        "days": opt_float(pa.Check.gt(0)),
+        "gpu_days": opt_float(pa.Check.gt(0)),
+        "reduction_x": opt_float(pa.Check.gt(0)),
         "hardware_id": pa.Column(str, nullable=True),
         "hardware_class": pa.Column(str, pa.Check.isin(HARDWARE_CLASSES)),
-        "train_flop": pa.Column(float, pa.Check.gt(0), nullable=True, coerce=True),
+        "train_flop": opt_float(pa.Check.gt(0)),
         "quality_metric": pa.Column(str, nullable=True),
-        "quality_value": pa.Column(float, nullable=True, coerce=True),
+        "quality_value": opt_float(),
         "source": pa.Column(str, pa.Check.str_length(min_value=5)),
     },
     strict=True,
@@ -67,7 +68,7 @@ def load_budgets() -> pd.DataFrame:
     fail_rows(path, df, both, "gpu_days", "give either n_gpus × days or gpu_days, not both")  # type: ignore[arg-type]
     df = df.copy()
     df["gpu_days_stated"] = [
-        gpu_days(r["n_gpus"], r["days"]) if _num(r["n_gpus"]) and _num(r["days"]) else r["gpu_days"]
+        gpu_days(r["n_gpus"], r["days"]) if _is_number(r["n_gpus"]) and _is_number(r["days"]) else r["gpu_days"]
         for r in _records(df)
     ]
     return df
@@ -85,7 +86,7 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in r.items()} for r in df.to_dict("records")]
 
 
-def _num(v: Any) -> bool:
+def _is_number(v: Any) -> bool:
     """True for a number that is not NaN."""
     return isinstance(v, (int, float)) and not math.isnan(v)
 
@@ -203,7 +204,7 @@ def with_implied(df: pd.DataFrame) -> pd.DataFrame:
     used: list[float] = []
     implied: list[bool] = []
     for r in _records(out):
-        if _num(r["gpu_days_stated"]):
+        if _is_number(r["gpu_days_stated"]):
             used.append(float(r["gpu_days_stated"]))
             implied.append(False)
             continue
@@ -235,7 +236,7 @@ def pairs(df: pd.DataFrame, precision: str = "fp16") -> pd.DataFrame:
                     pb_ = _peak(b["hardware_id"], precision)
                     peak_ratio = reduction(a["gpu_days_used"] * pa_, b["gpu_days_used"] * pb_)
                 flop_ratio = (reduction(a["train_flop"], b["train_flop"])
-                              if _num(a["train_flop"]) and _num(b["train_flop"]) else math.nan)
+                              if _is_number(a["train_flop"]) and _is_number(b["train_flop"]) else math.nan)
                 rows.append({
                     "case": case, "budget_row": b["row_id"], "budget_model": b["model"],
                     "budget_citekey": b["citekey"], "baseline_row": a["row_id"], "baseline_model": a["model"],
@@ -246,6 +247,19 @@ def pairs(df: pd.DataFrame, precision: str = "fp16") -> pd.DataFrame:
                     "quality_metric": b["quality_metric"],
                 })
     return pd.DataFrame(rows)
+
+
+# runs outside the corpus that the tables compare with: the CLIP baseline is Radford et al. 2021, a reference run
+REF_RUNS = {"clip-vitl14": "ref:clip-vitl14"}
+
+
+def run_citekey(runs: pd.DataFrame, row_id: str) -> str:
+    """The fact citekey of run `row_id` of `runs` (a budgets table with ``row_id`` and ``citekey``): its paper,
+    with ``:<row_id>`` when the paper has several runs in `runs`; a reference run (:data:`REF_RUNS`) keeps its own."""
+    if row_id in REF_RUNS:
+        return REF_RUNS[row_id]
+    cite = str(runs.set_index("row_id").at[row_id, "citekey"])
+    return f"{cite}:{row_id}" if (runs["citekey"] == cite).sum() > 1 else cite
 
 
 def _peak(hardware_id: str, precision: str) -> float:

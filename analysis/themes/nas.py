@@ -16,7 +16,7 @@ import pandera.pandas as pa
 
 from analysis import models
 from analysis.data import assumptions, hardware
-from analysis.data.schemas import CITEKEY
+from analysis.data.schemas import CITEKEY, opt_float
 from analysis.data.tables import read_csv
 
 SEARCH_FILE = "nas-search-costs.csv"
@@ -30,7 +30,7 @@ SEARCH_SCHEMA = pa.DataFrameSchema(
         "gpu_hours": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
         "hardware_named": pa.Column(str),
         "hardware_id": pa.Column(str),
-        "tdp_w": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "tdp_w": opt_float(pa.Check.gt(0)),
         "price_key": pa.Column(str, checks=pa.Check.str_startswith("gpu_hour_usd_")),
         "method_class": pa.Column(str),
         "source": pa.Column(str),
@@ -45,7 +45,7 @@ PROXY_SCHEMA = pa.DataFrameSchema(
         "citekey": pa.Column(str, checks=pa.Check.str_matches(CITEKEY)),
         "hardware": pa.Column(str),
         "proxy": pa.Column(str, nullable=True),
-        "proxy_ratio": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "proxy_ratio": opt_float(pa.Check.gt(0)),
         "speedup": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
         "qualifier": pa.Column(str, checks=pa.Check.isin(["exact", "up to", "about"])),
         "source": pa.Column(str),

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis.data.schemas import CITEKEY, HW_ID
+from analysis.data.schemas import CITEKEY, HW_ID, opt_float
 from analysis.data.tables import read_csv
 from analysis.models import uncertainty
 
@@ -22,7 +22,7 @@ NETWORK_COSTS = pa.DataFrameSchema(
         "config_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[a-z0-9]+(-[a-z0-9]+)*$")),
         "description": pa.Column(str),
         "mlp_layers": pa.Column(str, checks=pa.Check.str_matches(LAYER)),
-        "queries_per_ray": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "queries_per_ray": opt_float(pa.Check.gt(0)),
         "enc_levels": pa.Column(int, coerce=True, checks=pa.Check.ge(0)),
         "enc_features_per_level": pa.Column(int, coerce=True, checks=pa.Check.ge(0)),
         "enc_corners": pa.Column(int, coerce=True, checks=pa.Check.ge(0)),
@@ -37,9 +37,9 @@ DEVICES = pa.DataFrameSchema(
         "device_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(HW_ID)),
         "name": pa.Column(str),
         "device_class": pa.Column(str),
-        "tdp_w": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "peak_fp32_tflops": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "mem_bw_tbps": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "tdp_w": opt_float(pa.Check.gt(0)),
+        "peak_fp32_tflops": opt_float(pa.Check.gt(0)),
+        "mem_bw_tbps": opt_float(pa.Check.gt(0)),
         "source": pa.Column(str),
     },
     strict=True,
@@ -57,9 +57,9 @@ RENDERING_CLAIMS = pa.DataFrameSchema(
         "device_id": pa.Column(str, nullable=True, checks=pa.Check.str_matches(HW_ID)),
         "device_label": pa.Column(str),
         "device_class": pa.Column(str, checks=pa.Check.isin(DEVICE_CLASSES)),
-        "width_px": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "height_px": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "megapixels_stated": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "width_px": opt_float(pa.Check.gt(0)),
+        "height_px": opt_float(pa.Check.gt(0)),
+        "megapixels_stated": opt_float(pa.Check.gt(0)),
         "resolution_basis": pa.Column(str),
         "source": pa.Column(str),
     },
@@ -189,7 +189,7 @@ def max_megapixels_per_s(peak_flop_s: float, samples_per_ray: float, flops_per_s
     return peak_flop_s * utilisation / (samples_per_ray * flops_per_sample) / 1e6
 
 
-def _num(v: object) -> float:
+def _float_or_nan(v: object) -> float:
     """float(v), or nan for a missing value."""
     try:
         f = float(v)  # type: ignore[arg-type]
@@ -211,18 +211,20 @@ def device_spec(device_id: str, precision: str = "fp16") -> dict[str, float | st
     col = hardware.PRECISIONS[precision]
     if device_id in hw.index:
         s = {str(k): v for k, v in hw.loc[device_id].to_dict().items()}
-        peak, fp32 = _num(s[col]), _num(s["peak_fp32_tflops"])
+        peak, fp32 = _float_or_nan(s[col]), _float_or_nan(s["peak_fp32_tflops"])
         if not (math.isnan(peak) and math.isnan(fp32)):
             return {"device_id": device_id, "name": str(s["name"]), "peak_tflops": peak, "precision": precision,
-                    "peak_fp32_tflops": fp32, "mem_bw_tbps": _num(s["mem_bw_tbps"]), "tdp_w": _num(s["tdp_w"]),
+                    "peak_fp32_tflops": fp32, "mem_bw_tbps": _float_or_nan(s["mem_bw_tbps"]),
+                    "tdp_w": _float_or_nan(s["tdp_w"]),
                     "source": "data/hardware.csv"}
     dev = load_devices()
     if device_id in dev.index:
         d = {str(k): v for k, v in dev.loc[device_id].to_dict().items()}
-        fp32 = _num(d["peak_fp32_tflops"])
+        fp32 = _float_or_nan(d["peak_fp32_tflops"])
         peak = fp32 if precision == "fp32" else math.nan  # the file holds FP32 figures only
         return {"device_id": device_id, "name": str(d["name"]), "peak_tflops": peak, "precision": precision,
-                "peak_fp32_tflops": fp32, "mem_bw_tbps": _num(d["mem_bw_tbps"]), "tdp_w": _num(d["tdp_w"]),
+                "peak_fp32_tflops": fp32, "mem_bw_tbps": _float_or_nan(d["mem_bw_tbps"]),
+                "tdp_w": _float_or_nan(d["tdp_w"]),
                 "source": "data/neural-graphics-devices.csv"}
     return {"device_id": device_id, "name": device_id, "peak_tflops": math.nan, "precision": precision,
             "peak_fp32_tflops": math.nan, "mem_bw_tbps": math.nan, "tdp_w": math.nan, "source": ""}

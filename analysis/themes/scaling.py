@@ -14,6 +14,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis import models
+from analysis.data.schemas import opt_float
 from analysis.data.tables import read_csv
 from analysis.models.scaling_laws import (  # noqa: F401  (the chapter's notebooks call them through this module)
     chinchilla_loss,
@@ -49,13 +50,13 @@ TEST_TIME_SCHEMA = pa.DataFrameSchema(
         "citekey": pa.Column(str, checks=pa.Check.str_matches(r"^[a-z][a-z0-9]*$")),
         "benchmark": pa.Column(str),
         "accuracy_pct": pa.Column(float, coerce=True, checks=pa.Check.in_range(0, 100)),
-        "params_b": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "thinking_tokens_per_query": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "usd_total_stated": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "params_b": opt_float(pa.Check.gt(0)),
+        "thinking_tokens_per_query": opt_float(pa.Check.gt(0)),
+        "usd_total_stated": opt_float(pa.Check.gt(0)),
         "problems": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
-        "train_gpu_hours": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "train_gpu_hours": opt_float(pa.Check.gt(0)),
         "train_hardware": pa.Column(str, nullable=True),
-        "pretrain_tokens_t": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "pretrain_tokens_t": opt_float(pa.Check.gt(0)),
         "source": pa.Column(str, checks=pa.Check.str_length(min_value=10)),
     },
     strict=True,

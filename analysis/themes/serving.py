@@ -22,6 +22,7 @@ import pandera.pandas as pa
 from analysis import models
 from analysis.data import hardware
 from analysis.data.paths import data_file
+from analysis.data.schemas import opt_float
 from analysis.data.tables import fail_rows, read_csv
 from analysis.models import ModelError, chain_inputs, uncertainty
 
@@ -33,7 +34,7 @@ MODELS_SCHEMA = pa.DataFrameSchema(
         "model": pa.Column(str, unique=True),
         "attention": pa.Column(str, checks=pa.Check.isin(["MHA", "GQA", "MQA"])),
         "params_b": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
-        "active_params_b": pa.Column(float, coerce=True, nullable=True, checks=pa.Check.gt(0)),
+        "active_params_b": opt_float(pa.Check.gt(0)),
         "experts": _int,
         "experts_per_token": _int,
         "layers": _int,

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
+from analysis.data.schemas import opt_float
 from analysis.data.tables import read_csv
 from analysis.models import chain_inputs
 
@@ -38,15 +39,14 @@ EPOCH_SCHEMA = pa.DataFrameSchema(
     {
         "model": pa.Column(str, unique=True),
         "publication_date": pa.Column("datetime64[ns]", coerce=True),
-        "training_compute_flop": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "training_compute_flop": opt_float(pa.Check.gt(0)),
         "training_hardware": pa.Column(str, nullable=True),
-        "hardware_quantity": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "training_chip_hours": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "training_time_hours": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
+        "hardware_quantity": opt_float(pa.Check.gt(0)),
+        "training_chip_hours": opt_float(pa.Check.gt(0)),
+        "training_time_hours": opt_float(pa.Check.gt(0)),
         "compute_rank_when_published": pa.Column("Int64", coerce=True, checks=pa.Check.in_range(1, 10)),
-        "epoch_cloud_cost_usd2023": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0)),
-        "epoch_hardware_acquisition_cost_usd2023": pa.Column(float, nullable=True, coerce=True,
-                                                             checks=pa.Check.gt(0)),
+        "epoch_cloud_cost_usd2023": opt_float(pa.Check.gt(0)),
+        "epoch_hardware_acquisition_cost_usd2023": opt_float(pa.Check.gt(0)),
         "epoch_amortised_cost_usd2023": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
         "source": pa.Column(str, checks=pa.Check.str_contains(EPOCH_COMMIT)),
     },

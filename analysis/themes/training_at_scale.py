@@ -14,7 +14,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis import models
-from analysis.data.schemas import CITEKEY, HW_ID, YEAR
+from analysis.data.schemas import CITEKEY, HW_ID, YEAR, opt_nonneg
 from analysis.data.tables import read_csv
 
 RUNS_FILE = "training-at-scale-runs.csv"
@@ -28,10 +28,6 @@ KINDS = ["throughput", "estimate", "run", "plan", "reference"]
 UTIL_BASES = ["model", "hardware", "unstated", "busy"]
 
 
-def _num(*checks: pa.Check) -> pa.Column:
-    return pa.Column(float, nullable=True, coerce=True, checks=[pa.Check.ge(0), *checks])
-
-
 RUNS_SCHEMA = pa.DataFrameSchema(
     {
         "run_id": pa.Column(str, unique=True, checks=pa.Check.str_matches(r"^[a-z0-9]+(-[a-z0-9]+)*$")),
@@ -39,22 +35,22 @@ RUNS_SCHEMA = pa.DataFrameSchema(
         "citekey": pa.Column(str, nullable=True, checks=pa.Check.str_matches(CITEKEY)),
         "year": pa.Column("Int64", coerce=True, checks=YEAR),
         "kind": pa.Column(str, checks=pa.Check.isin(KINDS)),
-        "params_b": _num(),
-        "tokens_b": _num(),
+        "params_b": opt_nonneg(),
+        "tokens_b": opt_nonneg(),
         "hardware_stated": pa.Column(str),
         "hardware_id": pa.Column(str, nullable=True, checks=pa.Check.str_matches(HW_ID)),
         # whose data centre ran it (our classification by Cottier et al.'s rule: the hyperscalers'
         # own, Alphabet, Microsoft, Meta, Amazon; or other, including a paper that does not say): its PUE
         "operator_class": pa.Column(str, checks=pa.Check.isin(["hyperscaler", "other"])),
-        "n_gpus": _num(),
+        "n_gpus": opt_nonneg(),
         "precision": pa.Column(str, nullable=True, checks=pa.Check.isin(["fp32", "tf32", "bf16", "fp16", "fp8"])),
-        "reported_pflops": _num(),
-        "reported_tflops_per_gpu": _num(),
-        "reported_util_low_pct": _num(pa.Check.le(100)),
-        "reported_util_high_pct": _num(pa.Check.le(100)),
+        "reported_pflops": opt_nonneg(),
+        "reported_tflops_per_gpu": opt_nonneg(),
+        "reported_util_low_pct": opt_nonneg(pa.Check.le(100)),
+        "reported_util_high_pct": opt_nonneg(pa.Check.le(100)),
         "util_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(UTIL_BASES)),
-        "reported_hours": _num(),
-        "reported_gpu_hours": _num(),
+        "reported_hours": opt_nonneg(),
+        "reported_gpu_hours": opt_nonneg(),
         "source": pa.Column(str, checks=pa.Check.str_length(min_value=10)),
         "notes": pa.Column(str, nullable=True),
     },

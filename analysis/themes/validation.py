@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import pandera.pandas as pa
 
+from analysis.data.schemas import opt_float
 from analysis.data.tables import read_csv
 from analysis.models import chain, chain_inputs, co2e_tonnes, embodied_co2e_tonnes
 
@@ -34,10 +35,6 @@ PUE-adjusted figure): the book's estimate at the same boundary is its accelerato
 BOUNDARIES = [*chain.BOUNDARIES, ACCELERATORS_PUE, "embodied", "life cycle"]
 
 
-def _num(**kw: object) -> pa.Column:
-    return pa.Column(float, nullable=True, coerce=True, checks=pa.Check.gt(0), **kw)  # type: ignore[arg-type]
-
-
 SCHEMA = pa.DataFrameSchema(
     {
         "run_id": pa.Column(str, checks=pa.Check.str_matches(r"^[a-z0-9-]+$")),
@@ -47,18 +44,18 @@ SCHEMA = pa.DataFrameSchema(
         "published": pa.Column(float, coerce=True, checks=pa.Check.gt(0)),
         "unit": pa.Column(str, checks=pa.Check.isin(["MWh", "tCO2e"])),
         "hardware_id": pa.Column(str, nullable=True),
-        "device_hours": _num(),
-        "power_w": _num(),
+        "device_hours": opt_float(pa.Check.gt(0)),
+        "power_w": opt_float(pa.Check.gt(0)),
         "power_basis": pa.Column(str, nullable=True, checks=pa.Check.isin(list(chain.POWER_BASES))),
         # the class of the operator of the data centre (our classification, by Cottier et al.'s rule:
         # hyperscalers' own data centres, or other): it sets the book's default PUE
         "operator_class": pa.Column(str, checks=pa.Check.isin(sorted(chain_inputs.OPERATOR_PUE))),
-        "pue": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.ge(1)),
-        "grid_kg_per_kwh": _num(),
-        "measured_kwh": _num(),
-        "embodied_kg_per_device": _num(),
-        "lifetime_years": _num(),
-        "lifetime_utilisation": pa.Column(float, nullable=True, coerce=True, checks=pa.Check.in_range(0, 1)),
+        "pue": opt_float(pa.Check.ge(1)),
+        "grid_kg_per_kwh": opt_float(pa.Check.gt(0)),
+        "measured_kwh": opt_float(pa.Check.gt(0)),
+        "embodied_kg_per_device": opt_float(pa.Check.gt(0)),
+        "lifetime_years": opt_float(pa.Check.gt(0)),
+        "lifetime_utilisation": opt_float(pa.Check.in_range(0, 1)),
         "sum_of": pa.Column(str, nullable=True, checks=pa.Check.str_matches(r"^[a-z0-9-]+(;[a-z0-9-]+)*$")),
         "convention": pa.Column(str),
         "source": pa.Column(str),
