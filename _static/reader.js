@@ -134,8 +134,9 @@
       link.className = "reader-full-size";
       const alt = (img.getAttribute("alt") || "").trim();
       link.setAttribute("aria-label", alt ? "Open full size: " + alt : "Open the figure full size");
-      img.replaceWith(link);
-      link.appendChild(img);
+      const shown = img.closest("picture") || img; // a phone rendition's <picture> moves as one
+      shown.replaceWith(link);
+      link.appendChild(shown);
     });
   }
 

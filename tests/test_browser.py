@@ -727,6 +727,50 @@ def test_figures_open_full_size_on_a_phone(browser, server: str):
     tab.close()
 
 
+_LEGIBLE_PX = 9.0  # issue 34's bar: a figure's smallest text at least 9 px on a 390 px phone
+_SHOWN_FIGURES = """() => Array.from(document.querySelectorAll('article img'))
+    .filter(i => /_images\\/(phone\\/)?[a-z0-9-]+\\.(svg|webp)$/.test(i.currentSrc))
+    .map(i => [i.currentSrc, i.getBoundingClientRect().width,
+               document.documentElement.scrollWidth <= window.innerWidth + 1])"""
+
+
+def _smallest_text_units(svg: str) -> tuple[float, float]:
+    """(the SVG's view-box width, its smallest font size), read independently of the book's code."""
+    box = re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+) ', svg)
+    sizes = [float(x) for x in re.findall(r"font-size: ?([\d.]+)px", svg)]
+    assert box and sizes, "a figure SVG without a view box or any text"
+    return float(box.group(1)), min(sizes)
+
+
+def test_every_figure_text_is_at_least_9_px_on_a_phone(browser, server: str):
+    """At 390 px every figure of every chapter and analysis page and of the gallery (the image the page actually shows: the phone
+    rendition or the book figure in its pan box) draws its smallest text at 9 px or more: font size × rendered
+    width / view-box width, from the SVG the browser loaded. Every figure of the registry is met at least once,
+    and no page scrolls sideways."""
+    tab = Tab(browser, server, PHONE)
+    smallest: dict[str, float] = {}
+    svgs: dict[str, tuple[float, float]] = {}
+    pages = [rel for rel in _pages() if rel.startswith(("chapters/", "notebooks/", "reference/figures"))
+             and "_images/" in (HTML / rel).read_text(encoding="utf-8")]
+    for rel in pages:
+        page = tab.open(rel)
+        page.evaluate("document.querySelectorAll('article img').forEach(i => { i.loading = 'eager'; })")
+        page.wait_for_load_state("networkidle")
+        for src, width, fits in page.evaluate(_SHOWN_FIGURES):
+            assert fits, f"{rel} scrolls sideways on a phone"
+            fid = src.rsplit("/", 1)[1].rsplit(".", 1)[0]
+            svg = src if src.endswith(".svg") else f"{server}/_images/{fid}.svg"  # the gallery's WebP: its drawing
+            if svg not in svgs:
+                svgs[svg] = _smallest_text_units(page.request.get(svg).text())
+            box, least = svgs[svg]
+            smallest[fid] = min(smallest.get(fid, 1e9), least * width / box)
+    tab.close()
+    registry = {p.stem for p in (ROOT / "_build" / "book" / "figures").glob("*.json")}
+    assert registry <= set(smallest), f"figures never seen on a phone page: {sorted(registry - set(smallest))}"
+    small = {k: round(v, 1) for k, v in smallest.items() if v < _LEGIBLE_PX}
+    assert not small, f"figure text below {_LEGIBLE_PX} px at 390 px: {small}"
+
+
 def _search(page: Any, server: str, query: str) -> list[str]:
     page.goto(f"{server}/search.html?q={query}", wait_until="load")
     page.wait_for_selector("#search-results ul.search li", timeout=20_000)

@@ -40,9 +40,9 @@ def _render(folder: Path, seed: str, files: bool = False) -> dict[str, str]:
 
 def test_a_notebook_writes_what_the_html_shows_and_keeps_the_drawing(tmp_path: Path):
     a = _render(tmp_path, "1")
-    # the page's SVG, the full-size PNG, the gallery's 640-px WebP and the registry entry
-    assert set(a) == {"figures/det-test.svg", "figures/det-test.png", "figures/gallery/det-test.webp",
-                      "figures/det-test.json"}
+    # the page's SVG, its phone rendition, the full-size PNG, the gallery's 640-px WebP and the registry entry
+    assert set(a) == {"figures/det-test.svg", "figures/phone/det-test.svg", "figures/det-test.png",
+                      "figures/gallery/det-test.webp", "figures/det-test.json"}
     assert (tmp_path / figures.SOURCE_DIR / "det-test.pickle").stat().st_size > 0
 
 
@@ -50,7 +50,8 @@ def test_figure_files_are_byte_identical_across_runs(tmp_path: Path):
     a = _render(tmp_path / "a", "1", files=True)
     b = _render(tmp_path / "b", "2", files=True)
     assert set(a) == {"figures/det-test.svg", "figures/det-test.png", "figures/det-test.pdf", "figures/det-test.json",
-                      "figures/gallery/det-test.webp", "talk/det-test.svg", "talk/det-test.png", "talk/det-test.pdf",
+                      "figures/gallery/det-test.webp", "figures/phone/det-test.svg",
+                      "talk/det-test.svg", "talk/det-test.png", "talk/det-test.pdf",
                       "talk/det-test.json"}
     assert a == b
 

@@ -103,6 +103,7 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[s
         body = body.replace('role="doc-biblioentry"', 'role="listitem"')
         body = _IMAGE_DOWNLOAD.sub(r'<a class="reference internal image-reference" \1>\2', body)
         body = _EAGER_IMG.sub('<img loading="lazy" ', body)
+        body = phone_figures(app, body)
         context["body"] = cached_table_library(app, body, context["pathto"](ITABLES_BUNDLE, 1)) \
             if "pathto" in context else body
 
@@ -157,6 +158,51 @@ def _escape_search_index() -> None:
 
     escaped_freeze._escapes_titles = True  # type: ignore[attr-defined]
     IndexBuilder.freeze = escaped_freeze  # type: ignore[method-assign]
+
+
+# A figure's <img> as Sphinx writes it: the book SVG copied to _images/<id>.svg (the gallery's: its WebP)
+_FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<prefix>(?:\.\./)*)_images/'
+                         r'(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\.(?:svg|webp)"(?P<rest>[^>]*)>')
+PHONE_MEDIA = "(max-width: 640px)"  # the reader style sheet's phone width
+LEGIBLE_PX = 9.5  # the smallest text a phone draws, in CSS pixels (the bar is 9; half a pixel to spare)
+
+
+def _svg_text_extent(svg: Any) -> tuple[float, float] | None:
+    """(width of the SVG's view box, its smallest font size), both in the SVG's user units, or None."""
+    text = svg.read_text(encoding="utf-8") if svg.is_file() else ""
+    box = re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+) ', text)
+    sizes = [float(x) for x in re.findall(r"font-size: ?([\d.]+)px", text)]
+    return (float(box.group(1)), min(sizes)) if box and sizes else None
+
+
+def phone_figures(app: Any, body: str) -> str:
+    """Every figure legible on a phone (issue 34). Where the figure has a phone rendition
+    (``figures/phone/<id>.svg``, :func:`analysis.plot.figures.write_phone`) the page offers it to narrow
+    screens in a ``<picture>``; otherwise, on a phone, the book figure is shown at the width at which its
+    smallest text is :data:`LEGIBLE_PX` in a box the reader pans sideways (reader.css ``.figure-pan``)."""
+    import shutil
+    from pathlib import Path
+
+    src, out = Path(app.srcdir) / "figures", Path(app.outdir) / "_images"
+
+    def one(m: re.Match[str]) -> str:
+        fid, prefix = m.group("id"), m.group("prefix")
+        phone = src / "phone" / f"{fid}.svg"
+        if phone.is_file():
+            (out / "phone").mkdir(parents=True, exist_ok=True)
+            target = out / "phone" / f"{fid}.svg"
+            if not target.exists() or target.read_bytes() != phone.read_bytes():
+                shutil.copyfile(phone, target)
+            return (f'<picture><source media="{PHONE_MEDIA}" srcset="{prefix}_images/phone/{fid}.svg" '
+                    f'type="image/svg+xml">{m.group(0)}</picture>')
+        extent = _svg_text_extent(src / f"{fid}.svg")  # the gallery's WebP is the same drawing, cropped alike
+        if extent is None:
+            return m.group(0)
+        width = int(-(-LEGIBLE_PX * extent[0] // extent[1]))  # CSS px at which its smallest text is legible
+        return (f'<span class="figure-pan" data-legible-width="{width}" style="--legible-width: {width}px">'
+                f'{m.group(0)}</span>')
+
+    return _FIGURE_IMG.sub(one, body)
 
 
 # itables' offline mode writes its 968 KB table library (DataTables, as base64 JavaScript and CSS) into every

@@ -200,6 +200,18 @@ def new(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[plt.Figure, Any]:
     return plt.subplots(nrows, ncols, figsize=size, **kw)
 
 
+def _check(fig_id: str, *, title: str, caption: str, alt: str, sourced: bool) -> None:
+    """ValueError unless the figure's id is well formed, its title, caption and alt text are given, and its
+    sources are named."""
+    if not FIG_ID.match(fig_id):
+        raise ValueError(f"figure id {fig_id!r}: use lowercase words joined by '-'")
+    for field, value in (("title", title), ("caption", caption), ("alt", alt)):
+        if not value.strip():
+            raise ValueError(f"figure {fig_id}: {field} is empty")
+    if not sourced:
+        raise ValueError(f"figure {fig_id}: give its sources (citekeys or a source_note)")
+
+
 def save(
     fig: plt.Figure,
     fig_id: str,
@@ -219,20 +231,15 @@ def save(
     and keeps the drawn figure itself (``figure-src/<id>.pickle`` beside the figures folder). The
     figure's other files, the PDF and the talk version, are made from that saved figure by
     :mod:`analysis.book.figure_files` on request (``make figures``, ``make publish``), in parallel
-    and without running the notebook again; any such file left from an earlier run is removed here.
+    and without running the notebook again (any such file left from an earlier run is removed here); the
+    phone rendition (``phone/<id>.svg``) here, from the kept drawing (:func:`write_phone`).
     With ``ANALYSIS_STYLE=talk`` every file (SVG, PNG, PDF, with the footer) is written at once.
 
     `sources` are citekeys of the papers the data came from; `data_files` are the
     files of data/ it read; `source_note` names non-paper sources (datasheets, Epoch AI).
     In a notebook the saved SVG is shown where it is saved (see :func:`show`).
     """
-    if not FIG_ID.match(fig_id):
-        raise ValueError(f"figure id {fig_id!r}: use lowercase words joined by '-'")
-    for field, value in (("title", title), ("caption", caption), ("alt", alt)):
-        if not value.strip():
-            raise ValueError(f"figure {fig_id}: {field} is empty")
-    if not sources and not source_note:
-        raise ValueError(f"figure {fig_id}: give its sources (citekeys or a source_note)")
+    _check(fig_id, title=title, caption=caption, alt=alt, sourced=bool(sources or source_note))
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     entry = {
@@ -249,9 +256,10 @@ def save(
         "style": style_name(),
     }
     if style_name() == "book":
-        keep_source(fig, fig_id, out)
-        for stale in (out / f"{fig_id}.pdf", out / "thumbs" / f"{fig_id}.png"):
-            stale.unlink(missing_ok=True)  # made from an earlier drawing of this figure
+        kept = keep_source(fig, fig_id, out)
+        (out / f"{fig_id}.pdf").unlink(missing_ok=True)  # made from an earlier drawing of this figure
+        (out / "thumbs" / f"{fig_id}.png").unlink(missing_ok=True)
+        entry["phone"] = write_phone(kept.read_bytes(), out, fig_id)
         write_files(fig, out, entry, ("svg", "png"))
         gallery_image(out / f"{fig_id}.png", out / "gallery" / f"{fig_id}.webp")
     else:
@@ -330,6 +338,34 @@ def write_files(fig: plt.Figure, out: Path, entry: dict[str, Any], formats: Sequ
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         tmp.replace(path)
+
+
+PHONE_DIR = "phone"
+
+
+def write_phone(kept: bytes, out: Path, fig_id: str) -> str:
+    """Write the figure's phone rendition, ``<out>/phone/<id>.svg``, from the kept drawing (:mod:`analysis.plot.phone`),
+    when it lays out cleanly; otherwise remove any earlier one (the page then lets a phone pan the book figure at a
+    legible size: analysis/book/reader.py). Returns what the registry records: "drawn", or why not."""
+    import pickle
+
+    from analysis.plot import phone
+
+    path = out / PHONE_DIR / f"{fig_id}.svg"
+    fig = pickle.loads(kept)
+    try:
+        phone.to_phone(fig)
+        found = phone.problems(fig)
+        if found:
+            path.unlink(missing_ok=True)
+            return "not drawn: " + "; ".join(found[:3])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+        tmp.replace(path)
+        return "drawn"
+    finally:
+        plt.close(fig)
 
 
 def show(svg: Path, fig_id: str, title: str, alt: str) -> None:
