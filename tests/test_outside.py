@@ -191,7 +191,7 @@ def test_a_published_outside_version_carries_venue_year_and_doi(bib, works):
     # an outside work cited as its published version (issue 36: its DOI prints) names that version: venue, the
     # venue's year (the label year, its first arXiv year in a note) and DOI; its link stays the open arXiv copy
     published = works[works["cited_version"] == "published"]
-    assert len(published[published["arxiv_id"].notna()]) >= 9
+    assert len(published[published["arxiv_id"].notna()]) >= 10
     for _, r in published.iterrows():
         e = bib.entries[r["citekey"]]
         assert (pd.notna(r["venue"]) and pd.notna(r["doi"])) or pd.isna(r["arxiv_id"]), r["citekey"]
@@ -210,6 +210,13 @@ def test_a_published_outside_version_carries_venue_year_and_doi(bib, works):
     ngp = bib.entries["muller2022instant"]
     assert (ngp.type, ngp.fields["year"], ngp.fields["doi"]) == ("article", "2022", "10.1145/3528223.3530127")
     assert "SOSP 2023" in bib.entries["kwon2023efficient"].fields["booktitle"]
+    # GraphCast as published in Science (PubMed 37962497: Science 382(6677):1416-1421, 2023), retitled
+    cast = bib.entries["lam2022graphcast"].fields
+    assert (cast["volume"], cast["number"], cast["pages"], cast["year"]) == ("382", "6677", "1416--1421", "2023")
+    assert not cast["title"].startswith("{GraphCast")
+    # where the arXiv version is cited, no volume or pages of another version print
+    for _, r in works[works["cited_version"] == "preprint"].iterrows():
+        assert not {"volume", "number", "pages"} & set(bib.entries[r["citekey"]].fields), r["citekey"]
 
 
 def test_published_version_year_is_the_label_year():
