@@ -269,6 +269,9 @@ def test_gaps_table_lists_every_work_once_under_its_theme(works):
         rows = [ln for ln in section.splitlines() if ln.startswith("| ") and not ln.startswith("| work")]
         assert len(rows) == len(own), theme_id
     assert "{cite" not in text
+    # the version cited is named: ZeRO's row links its SC20 DOI beside the open arXiv copy
+    assert ("[arXiv:1910\\.02054](https://arxiv.org/abs/1910.02054) · "
+            "[DOI](https://doi.org/10.1109/SC41405.2020.00024)") in text
     assert "{cite:t}`dao2022flashattention`" in outside_table.gaps_markdown(cite=True)
 
 

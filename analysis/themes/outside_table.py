@@ -15,10 +15,13 @@ from analysis.data.markup import md_text
 
 
 def _link(row: pd.Series) -> str:
-    """The identifier as a link: the arXiv ID, else "DOI", else the venue's page."""
+    """The identifier as a link: the arXiv ID (and the DOI when the published version is cited), else "DOI",
+    else the venue's page."""
     url = str(row["url"])
     if pd.notna(row["arxiv_id"]):
-        return f"[arXiv:{md_text(row['arxiv_id'])}]({url})"
+        doi = (f" · [DOI](https://doi.org/{row['doi']})"
+               if row["cited_version"] == "published" and pd.notna(row["doi"]) else "")
+        return f"[arXiv:{md_text(row['arxiv_id'])}]({url}){doi}"
     if pd.notna(row["doi"]):
         return f"[DOI]({url})"
     return f"[{md_text(row['venue'])}]({url})"
