@@ -57,6 +57,10 @@ def _edit(path: Path, row: int, column: str, value: str) -> None:
         ("arxiv_id", "2001.08361", "row 5, column arxiv_id: this work is in the corpus"),
         ("title", "Scaling Laws for Neural Language Models", "row 5, column title: a paper of data/papers.csv"),
         ("year", "2019", "row 5, column year: not the year of the first arXiv posting"),
+        ("cited_version", "maybe", "row 5, column cited_version"),
+        # GPTQ (ICLR 2023) has no DOI: its published version cannot be cited with what names it
+        ("cited_version", "published", "row 5, column doi: missing for a published version"),
+        ("venue_year", "2023", "row 5, column venue_year: given, but the arXiv version is cited"),
     ],
 )
 def test_bad_rows_are_named(data_copy: Path, column: str, value: str, message: str):
@@ -167,17 +171,76 @@ def test_outside_works_are_in_the_bibliography_and_marked(bib, works):
 
 
 def test_outside_entry_types_follow_the_version_cited(bib, works):
+    want = {"journal": "article", "conference": "inproceedings", "workshop": "inproceedings"}
     for _, r in works.iterrows():
         e = bib.entries[r["citekey"]]
-        if pd.notna(r["arxiv_id"]):
+        if r["cited_version"] == "preprint":
             assert e.type == "misc" and e.fields["eprint"] == r["arxiv_id"], r["citekey"]
+            assert "doi" not in e.fields, r["citekey"]  # a DOI names the published version, not the one cited
         else:
-            want = {"journal": "article", "conference": "inproceedings", "workshop": "inproceedings"}
             assert e.type == want[r["venue_kind"]], r["citekey"]
+            if pd.notna(r["arxiv_id"]):
+                assert e.fields["eprint"] == r["arxiv_id"], r["citekey"]  # the arXiv copy stays findable
         assert e.fields["url"] == r["url"]
     assert bib.entries["yu2022orca"].fields["booktitle"] == \
         "USENIX Symposium on Operating Systems Design and Implementation (OSDI 2022)"
     assert bib.entries["williams2009roofline"].fields["doi"] == "10.1145/1498765.1498785"
+
+
+def test_a_published_outside_version_carries_venue_year_and_doi(bib, works):
+    # an outside work cited as its published version (issue 36: its DOI prints) names that version: venue, the
+    # venue's year (the label year, its first arXiv year in a note) and DOI; its link stays the open arXiv copy
+    published = works[works["cited_version"] == "published"]
+    assert len(published[published["arxiv_id"].notna()]) >= 10
+    for _, r in published.iterrows():
+        e = bib.entries[r["citekey"]]
+        assert (pd.notna(r["venue"]) and pd.notna(r["doi"])) or pd.isna(r["arxiv_id"]), r["citekey"]
+        if pd.notna(r["doi"]):
+            assert e.fields["doi"] == r["doi"], r["citekey"]
+        if pd.notna(r["arxiv_id"]):
+            assert e.fields["year"] == str(r["venue_year"]) and int(r["venue_year"]) >= int(r["year"]), r["citekey"]
+            assert r["url"] == f"https://arxiv.org/abs/{r['arxiv_id']}", r["citekey"]
+            first = f"First posted on arXiv in {r['year']}"
+            assert (first in e.fields["note"]) == (r["venue_year"] != r["year"]), r["citekey"]
+    # expected versions from the publications: ZeRO is the SC20 paper (IEEE, DOI 10.1109/SC41405.2020.00024),
+    # Instant-NGP the ACM ToG 41(4) article (DOI 10.1145/3528223.3530127); vLLM appeared at SOSP 2023
+    zero = bib.entries["rajbhandari2019zero"]
+    want_zero = ("inproceedings", "2020", "10.1109/SC41405.2020.00024")
+    assert (zero.type, zero.fields["year"], zero.fields["doi"]) == want_zero
+    assert "First posted on arXiv in 2019" in zero.fields["note"]
+    ngp = bib.entries["muller2022instant"]
+    assert (ngp.type, ngp.fields["year"], ngp.fields["doi"]) == ("article", "2022", "10.1145/3528223.3530127")
+    assert "SOSP 2023" in bib.entries["kwon2023efficient"].fields["booktitle"]
+    # GraphCast as published in Science (PubMed 37962497: Science 382(6677):1416-1421, 2023), retitled
+    cast = bib.entries["lam2022graphcast"].fields
+    assert (cast["volume"], cast["number"], cast["pages"], cast["year"]) == ("382", "6677", "1416--1421", "2023")
+    assert not cast["title"].startswith("{GraphCast")
+    # where the arXiv version is cited, no volume or pages of another version print
+    for _, r in works[works["cited_version"] == "preprint"].iterrows():
+        assert not {"volume", "number", "pages"} & set(bib.entries[r["citekey"]].fields), r["citekey"]
+
+
+def test_published_version_year_is_the_label_year():
+    # the label shows the cited version's year (SC 2020 for ZeRO, first posted on arXiv in 2019), and the
+    # published-label snapshot records that year (a corrected year takes its new label, issue 35)
+    frame = bibliography.bib_frame().set_index("citekey")
+    assert bibliography.label_base(frame.loc["rajbhandari2019zero"]) == "Rajbhandari et al. 2020"
+    assert bibliography.published_labels()["rajbhandari2019zero"] == "Rajbhandari et al. 2020"
+
+
+def test_published_row_rules_are_named(data_copy: Path):
+    path = data_copy / FILE
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    i = df.index[df["citekey"] == "rajbhandari2019zero"][0]
+    df.loc[i, "venue_year"] = ""
+    df.to_csv(path, index=False)
+    with pytest.raises(DataError, match=f"{FILE}: row {i + 2}, column venue_year: missing for a published"):
+        outside.load()
+    df.loc[i, ["venue_year", "cited_version"]] = ["2020", "preprint"]
+    df.loc[i, "arxiv_id"] = ""
+    df.to_csv(path, index=False)
+    with pytest.raises(DataError, match=f"{FILE}: row {i + 2}, column cited_version: preprint, but the work has no"):
+        outside.load()
 
 
 def test_figure_labels_use_the_bibliography_suffixes():
@@ -206,6 +269,9 @@ def test_gaps_table_lists_every_work_once_under_its_theme(works):
         rows = [ln for ln in section.splitlines() if ln.startswith("| ") and not ln.startswith("| work")]
         assert len(rows) == len(own), theme_id
     assert "{cite" not in text
+    # the version cited is named: ZeRO's row links its SC20 DOI beside the open arXiv copy
+    assert ("[arXiv:1910\\.02054](https://arxiv.org/abs/1910.02054) · "
+            "[DOI](https://doi.org/10.1109/SC41405.2020.00024)") in text
     assert "{cite:t}`dao2022flashattention`" in outside_table.gaps_markdown(cite=True)
 
 

@@ -169,8 +169,9 @@ def _pinned_version_note(row: pd.Series) -> str | None:
 def outside_rows() -> pd.DataFrame:
     """The outside-corpus works in the columns of the paper table that :func:`bib_entry` reads.
 
-    The arXiv version is cited when there is one (with a note naming a later venue); a work that is
-    not on arXiv is cited as published (@article or @inproceedings, by its `venue_kind`).
+    The version cited is the row's `cited_version`: the arXiv version (with a note naming a later venue),
+    or the published one (@article or @inproceedings, by its `venue_kind`, with its DOI and the venue's
+    year; the arXiv ID stays as eprint), which is also how a work not on arXiv is cited.
     """
     df = outside.load()
     return pd.DataFrame({
@@ -180,14 +181,14 @@ def outside_rows() -> pd.DataFrame:
         "year": df["year"],
         "venue": df["venue"],
         "venue_kind": df["venue_kind"],
-        "venue_year": pd.array([pd.NA] * len(df), dtype="Int64"),
-        "cited_version": df["arxiv_id"].isna().map({True: "published", False: "preprint"}),
+        "venue_year": df["venue_year"],
+        "cited_version": df["cited_version"],
         "arxiv_id": df["arxiv_id"],
         "arxiv_version": pd.array([pd.NA] * len(df), dtype="string"),
         "later_version": pd.array([pd.NA] * len(df), dtype="string"),
-        "volume": pd.array([pd.NA] * len(df), dtype="string"),
-        "number": pd.array([pd.NA] * len(df), dtype="string"),
-        "pages": pd.array([pd.NA] * len(df), dtype="string"),
+        "volume": df["volume"],
+        "number": df["number"],
+        "pages": df["pages"],
         "doi": df["doi"],
         "url": df["url"],
         "system_name": pd.array([pd.NA] * len(df), dtype="string"),

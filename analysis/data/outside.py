@@ -67,10 +67,26 @@ def _load() -> pd.DataFrame:
     fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue",
               f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
     fail_rows(path, df, (kind == "preprint") & df["venue"].notna(), "venue_kind", "preprint, but a venue is given")
+    # the version cited: the venue's only with what names it (venue, its year and, for an arXiv work, its DOI)
+    published = df["cited_version"] == "published"
+    fail_rows(path, df, ~published & df["arxiv_id"].isna(), "cited_version",
+              "preprint, but the work has no arXiv ID (a work not on arXiv is cited as published)")
+    fail_rows(path, df, published & (kind == "preprint"), "cited_version",
+              "published, but venue_kind is preprint")
+    fail_rows(path, df, published & df["arxiv_id"].notna() & df["doi"].isna(), "doi",
+              "missing for a published version cited instead of the arXiv one (keep the preprint without a DOI)")
+    fail_rows(path, df, published & df["arxiv_id"].notna() & df["venue_year"].isna(), "venue_year",
+              "missing for a published version cited instead of the arXiv one")
+    fail_rows(path, df, ~published & df["venue_year"].notna(), "venue_year",
+              "given, but the arXiv version is cited (the label year is the arXiv year)")
+    fail_rows(path, df, (df["venue_year"] < df["year"]).fillna(False).astype(bool), "venue_year",
+              "earlier than the first arXiv posting")
     fail_rows(path, df, (df["authors_complete"] == "false") & df["notes"].isna(), "notes",
               "an incomplete author list needs a note saying where the list stops")
     df["authors_complete"] = df["authors_complete"] == "true"
     df["url"] = [canonical_url(r) for _, r in df.iterrows()]
+    # the year of the version cited, which the author-year label shows
+    df["cited_year"] = df["venue_year"].where(published & df["venue_year"].notna(), df["year"]).astype("Int64")
     return df
 
 

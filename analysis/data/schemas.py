@@ -145,6 +145,15 @@ OUTSIDE = pa.DataFrameSchema(
         "doi": _opt_str(pa.Check.str_matches(DOI)),
         "venue": _opt_str(),
         "venue_kind": pa.Column(str, checks=pa.Check.isin(VENUE_KINDS)),
+        # which version the bibliography cites (as in papers.csv): the arXiv version ("preprint"), or the
+        # venue's ("published", with its DOI) when the book quotes nothing that differs between the two; a work
+        # not on arXiv is always cited as published. venue_year is the published version's year (the label year)
+        "cited_version": pa.Column(str, checks=pa.Check.isin(["published", "preprint"])),
+        "venue_year": pa.Column("Int64", nullable=True, coerce=True, checks=YEAR),
+        # where the published version sits, as a page read states it (printed only when that version is cited)
+        "volume": _opt_str(pa.Check.str_matches(r"^\w[\w .-]*$")),
+        "number": _opt_str(pa.Check.str_matches(r"^\w[\w .-]*$")),
+        "pages": _opt_str(pa.Check.str_matches(r"^\w+(--\w+)?$")),
         "theme": pa.Column(str),
         # the idea a chapter would cite the work for, and why a reader expects it; own words
         # (their lengths, 15 and 20 words at most, are editorial: tests/test_outside.py checks the committed file)

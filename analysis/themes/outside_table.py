@@ -15,10 +15,13 @@ from analysis.data.markup import md_text
 
 
 def _link(row: pd.Series) -> str:
-    """The identifier as a link: the arXiv ID, else "DOI", else the venue's page."""
+    """The identifier as a link: the arXiv ID (and the DOI when the published version is cited), else "DOI",
+    else the venue's page."""
     url = str(row["url"])
     if pd.notna(row["arxiv_id"]):
-        return f"[arXiv:{md_text(row['arxiv_id'])}]({url})"
+        doi = (f" · [DOI](https://doi.org/{row['doi']})"
+               if row["cited_version"] == "published" and pd.notna(row["doi"]) else "")
+        return f"[arXiv:{md_text(row['arxiv_id'])}]({url}){doi}"
     if pd.notna(row["doi"]):
         return f"[DOI]({url})"
     return f"[{md_text(row['venue'])}]({url})"
@@ -26,7 +29,7 @@ def _link(row: pd.Series) -> str:
 
 def gaps_markdown(heading_level: int = 3, cite: bool = False) -> str:
     """The gaps table as MyST markdown: one heading per theme (book order), then a table of its works
-    (work, authors, year, identifier link, the concept a chapter would cite it for).
+    (work, authors, year of the version cited, identifier link, the concept a chapter would cite it for).
 
     With `cite`, the authors cell is a ``{cite:t}`` reference to the work's entry in references.bib
     instead of plain text (the bibliography then links back to the page that includes the table).
@@ -34,7 +37,7 @@ def gaps_markdown(heading_level: int = 3, cite: bool = False) -> str:
     df = outside.load()
     lines: list[str] = []
     for _, theme in papers.themes().iterrows():
-        works = df[df["theme"] == theme["id"]].sort_values(["year", "citekey"])
+        works = df[df["theme"] == theme["id"]].sort_values(["cited_year", "citekey"])
         lines += [f"{'#' * heading_level} {md_text(theme['title'])}", ""]
         if works.empty:
             lines += ["No gap recorded for this theme.", ""]
@@ -45,7 +48,7 @@ def gaps_markdown(heading_level: int = 3, cite: bool = False) -> str:
             who = f"{{cite:t}}`{r['citekey']}`" if cite else md_text(outside.short_authors(r["authors"]))
             if not cite and not r["authors_complete"]:
                 who += " (list incomplete)"
-            lines.append(f"| {md_text(r['title'])} | {who} | {int(r['year'])} | {_link(r)} | "
+            lines.append(f"| {md_text(r['title'])} | {who} | {int(r['cited_year'])} | {_link(r)} | "
                          f"{md_text(r['concept'])} |")
         lines.append("")
     return "\n".join(lines)
