@@ -23,6 +23,9 @@
  * 7. Phone (issue 34): a tap on a link of the page's Contents (or the book's navigation) opened as a
  *    drawer closes the drawer, so the section it leads to is not left under it; a table box whose
  *    table continues beyond it (sideways or below) says so in a line above it.
+ * 9. The filters of a table (the paper explorer, the claims ledger): tableFilters(api, config) is the
+ *    table's draw callback (analysis/themes/__init__.py, filter_callback); it builds a <select> per
+ *    filter once the rows are in, and on a phone hides the columns config.hidden names.
  */
 (function () {
   "use strict";
@@ -80,6 +83,52 @@
   window.addEventListener("afterprint", () => printAllRows(false));
   const printQuery = window.matchMedia("print");
   if (printQuery.addEventListener) printQuery.addEventListener("change", (e) => printAllRows(e.matches));
+
+  // 9. The filter bar. Built once, when the rows are in (they load after the page: analysis/book/lazy.py).
+  //    config: {filters: [{col, label, match: "equals" | "lists", order: "desc" (optional)}], hidden: [col],
+  //    barClass, ariaLabel, selectPrefix}. Each filter is a fixed search (DataTables 2) comparing the row's
+  //    raw cell (HTML-escaped text, or a link) with the chosen value, so entities and regular-expression
+  //    characters need no escaping; an option's label is the cell's text, read by DOMParser (runs no script).
+  window.tableFilters = function (api, config) {
+    const root = api.table().container();
+    if (root.querySelector(".paper-explorer-filters") || !api.data().any()) return;
+    const text = (raw) => new DOMParser().parseFromString(String(raw), "text/html").body.textContent;
+    const bar = document.createElement("div");
+    bar.className = config.barClass;
+    bar.setAttribute("role", "group");
+    bar.setAttribute("aria-label", config.ariaLabel);
+    config.filters.forEach((f) => {
+      const values = new Set();
+      api.column(f.col).data().each((raw) => {
+        const cell = String(raw);
+        (f.match === "lists" ? cell.split(", ") : [cell]).forEach((v) => { if (v.trim()) values.add(v); });
+      });
+      const sorted = Array.from(values).sort((a, b) => f.order === "desc" ? b.localeCompare(a) :
+        text(a).localeCompare(text(b)));
+      const label = document.createElement("label");
+      const select = document.createElement("select");
+      select.dataset.column = String(f.col);
+      select.className = config.selectPrefix + f.label.toLowerCase();
+      label.append(f.label + " ", select);
+      select.add(new Option("all", ""));
+      sorted.forEach((v) => select.add(new Option(text(v), v)));
+      select.addEventListener("change", () => {
+        const want = select.value;
+        api.search.fixed("filter-" + f.col, want ? (s, row) => {
+          const cell = String(row[f.col]);
+          return f.match === "lists" ? cell.split(", ").includes(want) : cell === want;
+        } : null).draw();
+      });
+      bar.append(label);
+    });
+    const top = api.table().node().closest(".dt-container") || root;
+    const layoutRow = top.querySelector(".dt-layout-row");
+    top.insertBefore(bar, layoutRow ? layoutRow.nextSibling : top.firstChild);
+    const narrow = window.matchMedia("(max-width: 640px)");
+    const fit = () => api.columns(config.hidden).visible(!narrow.matches);
+    narrow.addEventListener("change", fit);
+    fit();
+  };
 
   // (a `const` of documentation_options.js, not a property of window)
   if (window.location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") {

@@ -475,25 +475,21 @@ def test_accept_refuses_a_summary_copied_from_the_abstract(world: dict[str, Path
     assert _digest(world["data"]) == before
 
 
-def test_accept_refuses_a_stale_claim_id_prefix(world: dict[str, Path]) -> None:
+@pytest.mark.parametrize(("column", "value", "expected"), [
+    ("claim_id", "anon2025old-1", r"row {row}, column claim_id: 'anon2025old-1' does not start with"),
+    ("evidence", "words that no abstract holds", r"claims-to-review.csv: row {row}, column evidence: not words of"),
+], ids=["stale-claim-id-prefix", "evidence-not-in-the-abstract"])
+def test_accept_names_the_review_row_of_a_bad_claim_field(world: dict[str, Path], column: str, value: str,
+                                                         expected: str) -> None:
+    """A claim id with a stale prefix, or evidence that is not words of the abstract: refused, named by the
+    review file's row and column."""
     intake.update(world["seeds"], world["data"], world["review"], year=2025)
     _review_as_a_person(world)
     claims = _rows(world["review"] / intake.CLAIMS_FILE)
     row = next(i for i, c in enumerate(claims) if c["review"] == "accept")
-    claims[row]["claim_id"] = "anon2025old-1"
+    claims[row][column] = value
     _write_rows(world["review"] / intake.CLAIMS_FILE, claims)
-    with pytest.raises(DataError, match=rf"row {row + 2}, column claim_id: 'anon2025old-1' does not start with"):
-        intake.accept(world["review"], world["data"], world["seeds"])
-
-
-def test_accept_names_the_review_row_of_evidence_not_in_the_abstract(world: dict[str, Path]) -> None:
-    intake.update(world["seeds"], world["data"], world["review"], year=2025)
-    _review_as_a_person(world)
-    claims = _rows(world["review"] / intake.CLAIMS_FILE)
-    row = next(i for i, c in enumerate(claims) if c["review"] == "accept")
-    claims[row]["evidence"] = "words that no abstract holds"
-    _write_rows(world["review"] / intake.CLAIMS_FILE, claims)
-    with pytest.raises(DataError, match=rf"claims-to-review.csv: row {row + 2}, column evidence: not words of"):
+    with pytest.raises(DataError, match=expected.format(row=row + 2)):
         intake.accept(world["review"], world["data"], world["seeds"])
 
 

@@ -109,6 +109,12 @@ def glue_fact(name: str, value: float, *, citekey: str, quantity: str, unit: str
     display({GLUE_PREFIX + k: val for k, val in mimebundle.items()}, raw=True, metadata=metadata)
 
 
+def glue_input(name: str, value: float, quantity: str, unit: str) -> None:
+    """A stated input of a notebook (one of its parameters) pasted by a chapter: keyed, exact (kind derived)."""
+    glue_fact(name, value, citekey="book", quantity=quantity, unit=unit,
+              assumptions="stated input (notebook parameter)", kind="derived")
+
+
 def corpus_fact(name: str, value: float, quantity: str, unit: str, *conditions: str, citekey: str = "corpus") -> None:
     """A count, share or summary statistic over the corpus (or one theme's papers, ``citekey="corpus:<theme>"``),
     glued as a fact of kind ``statistic``; the non-empty `conditions` (which claims count, the bootstrap) are its

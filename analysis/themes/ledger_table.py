@@ -23,6 +23,7 @@ import pandas as pd
 
 from analysis.data import papers
 from analysis.data.markup import html_text
+from analysis.themes import filter_callback
 
 # (heading, ledger column or None for a column built here)
 COLUMNS = ["claim", "paper", "theme", "metric", "value", "unit", "verdict", "qualifier", "hardware", "precision",
@@ -102,14 +103,9 @@ def table(ledger: pd.DataFrame, verdicts: Mapping[str, str] | None = None) -> pd
 def options() -> dict[str, object]:
     """DataTables options: a click on a heading sorts (again to reverse); the value column sorts as numbers;
     the filters and the phone's columns (:data:`FILTERS`, :data:`NARROW_HIDDEN`) are set up once the rows
-    are in."""
-    import json
-
+    are in (:func:`analysis.themes.filter_callback`, as in the paper explorer)."""
     from itables import JavascriptFunction
 
-    filters = [{"col": COLUMNS.index(c), "label": label, "match": match} for c, label, match in FILTERS]
-    hidden = [COLUMNS.index(c) for c in NARROW_HIDDEN]
-    setup = _FILTERS_JS.replace("__FILTERS__", json.dumps(filters)).replace("__NARROW_HIDDEN__", json.dumps(hidden))
     return {
         "text_in_header_can_be_selected": False,  # else only the small arrow sorts
         # DataTables' own indicators (and aria-sort) on every heading; a menu to sort or search within a column
@@ -117,49 +113,7 @@ def options() -> dict[str, object]:
         "columnControl": [["orderAsc", "orderDesc", "search"]],
         "columnDefs": [{"targets": COLUMNS.index("value"), "type": "num", "className": "dt-body-right",
                         "render": JavascriptFunction(SORT_AS_NUMBER)}],
-        "drawCallback": JavascriptFunction(setup),
+        "drawCallback": filter_callback(COLUMNS, FILTERS, NARROW_HIDDEN,
+                                        bar_class="paper-explorer-filters ledger-filters",
+                                        aria_label="Filter the claims", select_prefix="ledger-filter-"),
     }
-
-
-# Runs after every draw; builds the filters once the rows are in (they load after the page). Each filter is
-# a fixed search (DataTables 2) comparing the row's raw cell with the chosen value; an option's label is the
-# cell's text (a theme cell is a link), read by DOMParser, which runs no script.
-_FILTERS_JS = """function (settings) {
-  const api = this.api();
-  const root = api.table().container();
-  if (root.querySelector(".ledger-filters") || !api.data().any()) return;
-  const text = (raw) => new DOMParser().parseFromString(String(raw), "text/html").body.textContent;
-  const bar = document.createElement("div");
-  bar.className = "paper-explorer-filters ledger-filters";
-  bar.setAttribute("role", "group");
-  bar.setAttribute("aria-label", "Filter the claims");
-  __FILTERS__.forEach((f) => {
-    const values = new Set();
-    api.column(f.col).data().each((raw) => {
-      const cell = String(raw);
-      (f.match === "lists" ? cell.split(", ") : [cell]).forEach((v) => { if (v.trim()) values.add(v); });
-    });
-    const sorted = Array.from(values).sort((a, b) => text(a).localeCompare(text(b)));
-    const label = document.createElement("label");
-    const select = document.createElement("select");
-    select.className = "ledger-filter-" + f.label.toLowerCase();
-    label.append(f.label + " ", select);
-    select.add(new Option("all", ""));
-    sorted.forEach((v) => select.add(new Option(text(v), v)));
-    select.addEventListener("change", () => {
-      const want = select.value;
-      api.search.fixed("filter-" + f.col, want ? (s, row) => {
-        const cell = String(row[f.col]);
-        return f.match === "lists" ? cell.split(", ").includes(want) : cell === want;
-      } : null).draw();
-    });
-    bar.append(label);
-  });
-  const top = api.table().node().closest(".dt-container") || root;
-  const layoutRow = top.querySelector(".dt-layout-row");
-  top.insertBefore(bar, layoutRow ? layoutRow.nextSibling : top.firstChild);
-  const narrow = window.matchMedia("(max-width: 640px)");
-  const fit = () => api.columns(__NARROW_HIDDEN__).visible(!narrow.matches);
-  narrow.addEventListener("change", fit);
-  fit();
-}"""

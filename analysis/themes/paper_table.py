@@ -8,6 +8,7 @@ import pandas as pd
 
 from analysis.data import papers
 from analysis.data.markup import html_text, md_text
+from analysis.themes import filter_callback
 
 
 def paper_link(row: pd.Series) -> str:
@@ -45,7 +46,8 @@ EXPLORER_COLUMNS = [
     ("hardware", "hardware", "13%", "col-hardware"),
     ("headline", "headline", "30%", "col-headline"),
 ]
-# the filters above the table: (column heading, label, how a row matches: "equals" or "lists")
+# the filters above the table: (column heading, label, how a row matches: "equals" or "lists"); the years
+# are listed newest first
 EXPLORER_FILTERS = [("theme", "Theme", "equals"), ("year", "Year", "equals"), ("hardware", "Hardware", "lists")]
 # the columns a phone (at most 640 px wide) does not show
 EXPLORER_NARROW_HIDDEN = ["theme", "system", "hardware"]
@@ -62,70 +64,16 @@ def explorer_table() -> pd.DataFrame:
 
 def explorer_options() -> dict[str, object]:
     """itables/DataTables options for the explorer: sorting by a click anywhere on a heading, column
-    widths that fit the page, and the filters (a <select> per filter, built by a draw callback)."""
-    import json
-
-    from itables import JavascriptFunction
-
+    widths that fit the page, and the filters (:func:`filter_callback`)."""
     names = [h for h, _, _, _ in EXPLORER_COLUMNS]
-    filters = [{"col": names.index(h), "label": label, "match": match} for h, label, match in EXPLORER_FILTERS]
-    hidden = [names.index(h) for h in EXPLORER_NARROW_HIDDEN]
-    setup = _EXPLORER_JS.replace("__FILTERS__", json.dumps(filters)).replace("__NARROW_HIDDEN__", json.dumps(hidden))
     return {
         "text_in_header_can_be_selected": False,  # else only the small arrow sorts
         "autoWidth": False,
         "columnDefs": [{"targets": i, "width": w, "className": c} for i, (_, _, w, c) in enumerate(EXPLORER_COLUMNS)],
-        "drawCallback": JavascriptFunction(setup),
+        "drawCallback": filter_callback(names, EXPLORER_FILTERS, EXPLORER_NARROW_HIDDEN,
+                                        bar_class="paper-explorer-filters", aria_label="Filter the papers",
+                                        select_prefix="paper-filter-", newest_first={"year"}),
     }
-
-
-# Runs after every draw; builds the filters once. Each filter is a fixed search (DataTables 2)
-# comparing the row's raw cell (HTML-escaped text) with the chosen value, so entities and
-# regular-expression characters in the data need no escaping.
-_EXPLORER_JS = """function (settings) {
-  const api = this.api();
-  const root = api.table().container();
-  // built once, when the rows are in (they load after the page: analysis/book/lazy.py)
-  if (root.querySelector(".paper-explorer-filters") || !api.data().any()) return;
-  const text = (raw) => { const t = document.createElement("textarea"); t.innerHTML = raw; return t.value; };
-  const bar = document.createElement("div");
-  bar.className = "paper-explorer-filters";
-  bar.setAttribute("role", "group");
-  bar.setAttribute("aria-label", "Filter the papers");
-  __FILTERS__.forEach((f) => {
-    const values = new Set();
-    api.column(f.col).data().each((raw) => {
-      const cell = String(raw);
-      (f.match === "lists" ? cell.split(", ") : [cell]).forEach((v) => { if (v.trim()) values.add(v); });
-    });
-    const sorted = Array.from(values).sort((a, b) => f.label === "Year" ? b.localeCompare(a) :
-      text(a).localeCompare(text(b)));
-    const label = document.createElement("label");
-    const select = document.createElement("select");
-    select.dataset.column = String(f.col);
-    select.className = "paper-filter-" + f.label.toLowerCase();
-    label.append(f.label + " ", select);
-    select.add(new Option("all", ""));
-    sorted.forEach((v) => select.add(new Option(text(v), v)));
-    select.addEventListener("change", () => {
-      const want = select.value;
-      api.search.fixed("filter-" + f.col, want ? (s, row) => {
-        const cell = String(row[f.col]);
-        return f.match === "lists" ? cell.split(", ").includes(want) : cell === want;
-      } : null).draw();
-    });
-    bar.append(label);
-  });
-  const table = api.table().node();
-  const top = table.closest(".dt-container") || root;
-  const layoutRow = top.querySelector(".dt-layout-row");
-  top.insertBefore(bar, layoutRow ? layoutRow.nextSibling : top.firstChild);
-  // a phone shows title, year and headline (the search box and the filters still read the rest)
-  const narrow = window.matchMedia("(max-width: 640px)");
-  const fit = () => api.columns(__NARROW_HIDDEN__).visible(!narrow.matches);
-  narrow.addEventListener("change", fit);
-  fit();
-}"""
 
 
 def _cell(text: object) -> str:
