@@ -354,6 +354,14 @@ def test_a_doi_names_the_cited_version(bib, rows):
     assert "3629520" not in bib.entries["domke2022locus"].fields.get("doi", "")
 
 
+def test_published_entries_carry_their_dois(bib):
+    """Issue 36's bar: at least 60 entries print a DOI (each seen on a page or record the row's notes name),
+    every one well formed and none shared by two entries."""
+    dois = [e.fields["doi"] for e in bib.entries.values() if "doi" in e.fields]
+    assert len(dois) >= 60, f"{len(dois)} DOIs in the bibliography"
+    assert len(set(d.lower() for d in dois)) == len(dois), "two entries share a DOI"
+
+
 def test_every_entry_has_authors(bib):
     for key, e in bib.entries.items():
         assert e.persons.get("author"), f"{key}: no author"
