@@ -81,7 +81,7 @@ def test_a_page_offers_the_phone_rendition_to_narrow_screens(tmp_path: Path):
     (tmp_path / "src" / "figures" / "phone" / "a-fig.svg").write_text("<svg/>", encoding="utf-8")
     body = '<p><img alt="x" src="../_images/a-fig.svg" /></p>'
     out = reader.phone_figures(app, body)
-    assert out == ('<p><picture><source media="(max-width: 640px)" srcset="../_images/phone/a-fig.svg" '
+    assert out == ('<p><picture><source media="screen and (max-width: 640px)" srcset="../_images/phone/a-fig.svg" '
                    'type="image/svg+xml"><img alt="x" src="../_images/a-fig.svg" /></picture></p>')
     assert (tmp_path / "out" / "_images" / "phone" / "a-fig.svg").read_text(encoding="utf-8") == "<svg/>"
 

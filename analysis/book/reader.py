@@ -163,7 +163,7 @@ def _escape_search_index() -> None:
 # A figure's <img> as Sphinx writes it: the book SVG copied to _images/<id>.svg (the gallery's: its WebP)
 _FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<prefix>(?:\.\./)*)_images/'
                          r'(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\.(?:svg|webp)"(?P<rest>[^>]*)>')
-PHONE_MEDIA = "(max-width: 640px)"  # the reader style sheet's phone width
+PHONE_MEDIA = "screen and (max-width: 640px)"  # reader.css's phone width; print keeps the book figure
 LEGIBLE_PX = 9.5  # the smallest text a phone draws, in CSS pixels (the bar is 9; half a pixel to spare)
 
 
