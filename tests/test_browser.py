@@ -743,10 +743,10 @@ def _smallest_text_units(svg: str) -> tuple[float, float]:
 
 
 def test_every_figure_text_is_at_least_9_px_on_a_phone(browser, server: str):
-    """At 390 px every figure of every chapter and analysis page and of the gallery (the image the page actually shows: the phone
-    rendition or the book figure in its pan box) draws its smallest text at 9 px or more: font size × rendered
-    width / view-box width, from the SVG the browser loaded. Every figure of the registry is met at least once,
-    and no page scrolls sideways."""
+    """At 390 px every figure of the chapters, the analyses and the gallery (the image the page actually
+    shows: the phone rendition, or the book figure in its pan box) draws its smallest text at 9 px or more:
+    font size × rendered width / view-box width, from the SVG the browser loaded (for the gallery's WebP,
+    its drawing's SVG). Every figure of the registry is met at least once, and no page scrolls sideways."""
     tab = Tab(browser, server, PHONE)
     smallest: dict[str, float] = {}
     svgs: dict[str, tuple[float, float]] = {}
