@@ -208,6 +208,15 @@ def run(model, pp: pd.DataFrame, x: list[str], seed: int, sec_weight: float, fol
     return top1 / n, top2 / n, either / n, pairs
 
 
+def time_module(pp: pd.DataFrame) -> None:
+    from analysis.data import classify
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    cv = classify.cross_validate(list(pp["abstract"]), list(pp["theme"]), secondary=list(pp["secondary_theme"]))
+    print(f"classify.cross_validate: wall {time.perf_counter() - t0:.1f} s, CPU {time.process_time() - c0:.1f} s; "
+          f"top-1 {100 * cv.accuracy:.1f}%, top-2 {100 * cv.top2:.1f}%")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
@@ -216,9 +225,13 @@ def main() -> None:
     ap.add_argument("--text", default="abstract", help="abstract | title | title x2")
     ap.add_argument("--test-text", default="", help="the test papers' text, if not --text's (abstract, title)")
     ap.add_argument("--sec", type=float, default=0.3, help="weight of a secondary theme as an example")
+    ap.add_argument("--time-module", action="store_true",
+                    help="time analysis.data.classify.cross_validate (the corpus page's run) and stop")
     ap.add_argument("--confusion", action="store_true", help="print the top-2 misses (primary -> suggested)")
     args = ap.parse_args()
     pp = load()
+    if args.time_module:
+        return time_module(pp)
     x = texts_of(pp, args.text)
     x_test = texts_of(pp, args.test_text) if args.test_text else None
     names = [n for n in CANDIDATES if not args.only or n in args.only.split(",")]
