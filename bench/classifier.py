@@ -181,7 +181,7 @@ def texts_of(pp: pd.DataFrame, mode: str) -> list[str]:
 
 
 def run(model, pp: pd.DataFrame, x: list[str], seed: int, sec_weight: float, folds: int = 5,
-        x_test: list[str] | None = None):
+        x_test: list[str] | None = None, scopes: dict[str, str] | None = None):
     y = list(pp["theme"])
     sec = list(pp["secondary_theme"])
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
@@ -195,6 +195,10 @@ def run(model, pp: pd.DataFrame, x: list[str], seed: int, sec_weight: float, fol
                     xs.append(x[i])
                     ys.append(sec[i])
                     ws.append(sec_weight)
+        for theme, text in (scopes or {}).items():
+            xs.append(text)
+            ys.append(theme)
+            ws.append(SCOPE_WEIGHT)
         classes, proba = model.fit_proba(xs, ys, np.array(ws), [(x_test or x)[i] for i in te])
         for row, i in zip(proba, te, strict=True):
             order = np.argsort(-row, kind="stable")
@@ -206,6 +210,16 @@ def run(model, pp: pd.DataFrame, x: list[str], seed: int, sec_weight: float, fol
                 pairs[(y[i], first)] += 1
     n = len(y)
     return top1 / n, top2 / n, either / n, pairs
+
+
+SCOPE_WEIGHT = 1.0
+
+
+def theme_scopes() -> dict[str, str]:
+    import yaml
+
+    themes = yaml.safe_load((ROOT / "data" / "themes.yml").read_text(encoding="utf-8"))["themes"]
+    return {t["id"]: f"{t['title']}. {t.get('scope', '')}" for t in themes}
 
 
 def time_module(pp: pd.DataFrame) -> None:
@@ -225,10 +239,15 @@ def main() -> None:
     ap.add_argument("--text", default="abstract", help="abstract | title | title x2")
     ap.add_argument("--test-text", default="", help="the test papers' text, if not --text's (abstract, title)")
     ap.add_argument("--sec", type=float, default=0.3, help="weight of a secondary theme as an example")
+    ap.add_argument("--scopes", action="store_true",
+                    help="teach each theme's title and scope in data/themes.yml as one more example of it")
     ap.add_argument("--time-module", action="store_true",
                     help="time analysis.data.classify.cross_validate (the corpus page's run) and stop")
     ap.add_argument("--confusion", action="store_true", help="print the top-2 misses (primary -> suggested)")
+    ap.add_argument("--scope-weight", type=float, default=1.0)
     args = ap.parse_args()
+    global SCOPE_WEIGHT
+    SCOPE_WEIGHT = args.scope_weight
     pp = load()
     if args.time_module:
         return time_module(pp)
@@ -245,7 +264,8 @@ def main() -> None:
         res, t0, c0 = [], time.perf_counter(), time.process_time()
         misses: Counter = Counter()
         for s in range(args.first_seed, args.first_seed + args.seeds):
-            *r, pairs = run(CANDIDATES[name], pp, x, s, args.sec, x_test=x_test)
+            *r, pairs = run(CANDIDATES[name], pp, x, s, args.sec, x_test=x_test,
+                         scopes=theme_scopes() if args.scopes else None)
             res.append(r)
             misses += pairs
         dt, dc = (time.perf_counter() - t0) / args.seeds, (time.process_time() - c0) / args.seeds

@@ -323,6 +323,22 @@ def test_classifier_scores_misses_and_memo_agree() -> None:
     assert cv.accuracy <= cv.either and cv.accuracy <= cv.top2 and cv.folds == 3
 
 
+def test_theme_scopes_are_the_taxonomy(tmp_path: Path) -> None:
+    """One text per theme of data/themes.yml (title and scope); none without the file; a scope of a theme the
+    labels lack is not taught (the model's themes stay the labels' themes)."""
+    from analysis.data import classify, papers
+    from analysis.data.paths import DATA
+
+    scopes = classify.theme_scopes(DATA / "themes.yml")
+    th = papers.themes()
+    assert list(scopes) == list(th["id"]) and all(str(t) in scopes[i] for i, t in zip(th["id"], th["title"],
+                                                                                       strict=True))
+    assert classify.theme_scopes(tmp_path / "missing.yml") == {}
+    texts = [f"kernel fusion gpu {i}" for i in range(4)] + [f"carbon energy grid {i}" for i in range(4)]
+    model = classify.train(texts, ["k"] * 4 + ["c"] * 4, scopes={"k": "fused kernels", "z": "another theme"})
+    assert sorted(model.classes_) == ["c", "k"]
+
+
 # ---------------------------------------------------------------- identify (offline, recorded fixture)
 
 FIXTURE = ROOT / "tests" / "fixtures" / "arxiv-api-response.xml"

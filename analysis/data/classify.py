@@ -4,7 +4,8 @@ The features are TF-IDF weights of the abstract's words and word pairs (English 
 sublinear term frequency) joined with TF-IDF weights of its character 3- to 5-grams (which catch
 system names and hardware such as "FlashAttention" or "H100" across spellings); the model is a linear
 support-vector machine (one theme against the rest, C = 1, themes balanced). A paper's secondary theme,
-where it has one, is taught too, as an extra example of that theme with weight 0.3. A suggestion
+where it has one, is taught too, as an extra example of that theme with weight 0.3; so is each theme's
+title and scope in the taxonomy (data/themes.yml), as one example of that theme. A suggestion
 carries the theme's score and the runner-up's: the softmax of the margins (:func:`scores`), a ranking
 rather than a calibrated probability. It only *suggests*: a person reviews every theme before a row
 enters data/papers.csv.
@@ -16,9 +17,11 @@ naive Bayes, nearest neighbours, calibrated or averaged ensembles) all put the p
 two for 83-86% of papers; none came near the 95% the intake aimed at, because the misses spread over
 many theme pairs (papers whose primary theme we chose among two or three that fit). The linear SVM
 matches the logistic regression used before (top-2 within the spread over shuffles, top-1 a point
-higher) and fits several times faster, which keeps the corpus page's cross-validation cheap. The title
-would add about a point but is known only for an identified paper, so the suggestion reads the abstract
-alone, the same text for every paper.
+higher) and fits several times faster, which keeps the corpus page's cross-validation cheap. Teaching the
+taxonomy's scope texts adds about a point of top-2 (they are known at suggestion time; written by us with
+the corpus in view, they may flatter the cross-validation a little). The title would add about a point too
+but is known only for an identified paper, so the suggestion reads the abstract alone, the same text for
+every paper.
 
 Its quality is stated as its top-1 and top-2 accuracy (the primary theme is the suggestion, or the
 suggestion or its runner-up) in stratified k-fold cross-validation (shuffled with a fixed seed, so
@@ -31,6 +34,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,6 +42,7 @@ import numpy as np
 FOLDS = 5
 SEED = 0
 SECONDARY_WEIGHT = 0.3
+SCOPE_WEIGHT = 1.0
 SHARPNESS = 5.0  # margins are about -1.5..1; x5 spreads them into readable scores
 
 
@@ -81,15 +86,26 @@ def _pipeline(memo: list[_Memo] | None = None) -> Any:
     return make_pipeline(
         make_union(TfidfVectorizer(sublinear_tf=True, analyzer=words),
                    TfidfVectorizer(sublinear_tf=True, analyzer=chars, min_df=2)),
-        LinearSVC(C=1.0, class_weight="balanced"),
+        LinearSVC(C=1.0, class_weight="balanced", random_state=0),
     )
 
 
+def theme_scopes(path: Path) -> dict[str, str]:
+    """Each theme's title and scope from the taxonomy (data/themes.yml), by theme id; {} without the file."""
+    import yaml
+
+    if not path.is_file():
+        return {}
+    themes = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("themes") or []
+    return {str(t["id"]): f"{t.get('title', '')}. {t.get('scope', '')}" for t in themes if t.get("id")}
+
+
 def train(texts: list[str], labels: list[str], secondary: list[str] | None = None,
-          memo: list[_Memo] | None = None) -> Any:
+          memo: list[_Memo] | None = None, scopes: dict[str, str] | None = None) -> Any:
     """The fitted classifier (a scikit-learn pipeline) on abstracts and their themes; each non-empty
-    `secondary` theme adds its abstract again as an example of that theme, with weight SECONDARY_WEIGHT.
-    `memo` (from :func:`analysers`) may be shared between fits on the same texts."""
+    `secondary` theme adds its abstract again as an example of that theme, with weight SECONDARY_WEIGHT,
+    and each theme's text in `scopes` (:func:`theme_scopes`) is one more example of it, with weight
+    SCOPE_WEIGHT. `memo` (from :func:`analysers`) may be shared between fits on the same texts."""
     if len(set(labels)) < 2:
         raise ValueError("the theme classifier needs papers of at least two themes")
     x, y, w = list(texts), list(labels), [1.0] * len(texts)
@@ -98,6 +114,11 @@ def train(texts: list[str], labels: list[str], secondary: list[str] | None = Non
             x.append(text)
             y.append(sec)
             w.append(SECONDARY_WEIGHT)
+    for theme, text in sorted((scopes or {}).items()):
+        if theme in set(labels):
+            x.append(text)
+            y.append(theme)
+            w.append(SCOPE_WEIGHT)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return _pipeline(memo).fit(x, y, linearsvc__sample_weight=np.array(w))
@@ -141,15 +162,17 @@ class CrossValidation:
 
 
 def _fold_hits(texts: list[str], labels: list[str], sec: list[str], train_idx: Any, test_idx: Any,
-               memo: list[_Memo]) -> list[tuple]:
+               memo: list[_Memo], scopes: dict[str, str] | None) -> list[tuple]:
     """(primary theme, suggestion, runner-up, secondary theme) of each test paper of one fold."""
-    model = train([texts[i] for i in train_idx], [labels[i] for i in train_idx], [sec[i] for i in train_idx], memo)
+    model = train([texts[i] for i in train_idx], [labels[i] for i in train_idx], [sec[i] for i in train_idx], memo,
+                  scopes)
     got = suggest(model, [texts[i] for i in test_idx])
     return [(labels[i], g.theme, g.runner_up, sec[i]) for g, i in zip(got, test_idx, strict=True)]
 
 
 def cross_validate(texts: list[str], labels: list[str], folds: int = FOLDS,
-                   secondary: list[str] | None = None, seed: int = SEED) -> CrossValidation:
+                   secondary: list[str] | None = None, seed: int = SEED,
+                   scopes: dict[str, str] | None = None) -> CrossValidation:
     """Top-1 and top-2 accuracy of the classifier in stratified k-fold cross-validation (shuffled, fixed seed),
     with the theme pairs it confuses (the primary theme missing from the top two, and the suggestion).
 
@@ -163,7 +186,7 @@ def cross_validate(texts: list[str], labels: list[str], folds: int = FOLDS,
     sec = secondary or [""] * len(texts)
     rows, per_fold, memo = [], [], analysers()
     for train_idx, test_idx in cv.split(texts, labels):
-        fold = _fold_hits(texts, labels, sec, train_idx, test_idx, memo)
+        fold = _fold_hits(texts, labels, sec, train_idx, test_idx, memo, scopes)
         rows += fold
         per_fold.append(sum(t == s for t, s, _, _ in fold) / len(fold))
     n = len(texts)
