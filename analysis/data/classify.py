@@ -13,9 +13,9 @@ enters data/papers.csv.
 Why this model (issue 35; the comparison is bench/classifier.py, its results in bench/results.md): on
 the 235 labelled papers, in 5-fold cross-validation repeated over five shuffles, richer features (word
 triples, wider character n-grams, the title) and other models (logistic regression, ridge, complement
-naive Bayes, nearest neighbours, calibrated or averaged ensembles) all put the primary theme in the top
-two for 83-86% of papers; none came near the 95% the intake aimed at, because the misses spread over
-many theme pairs (papers whose primary theme we chose among two or three that fit). The linear SVM
+naive Bayes, nearest neighbours, calibrated or averaged ensembles) put the primary theme in the top two
+for at most 87% of papers; none came near the 95% the intake aimed at, because the misses spread over
+many theme pairs (on our reading, papers that fit two or three themes). The linear SVM
 matches the logistic regression used before (top-2 within the spread over shuffles, top-1 a point
 higher) and fits several times faster, which keeps the corpus page's cross-validation cheap. Teaching the
 taxonomy's scope texts adds about a point of top-2 (they are known at suggestion time; written by us with
