@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import ROOT
 
@@ -296,6 +297,46 @@ def test_classifier_cross_validation_is_reproducible() -> None:
     model = classify.train(texts, labels)
     s = classify.suggest(model, ["energy and carbon of a training run"])[0]
     assert s.theme == "carbon" and 0.5 < s.confidence <= 1 and s.runner_up == "kernels"
+
+
+def test_classifier_scores_misses_and_memo_agree() -> None:
+    """Three themes, one of which (c) shares its words with a and b: the scores rank the themes as the margins
+    do and sum to 1; the misses count exactly the papers whose theme is not in the top two; remembering the
+    n-grams between fits changes nothing."""
+    from analysis.data import classify
+
+    words = {"a": "kernel fusion gpu memory bandwidth", "b": "carbon emissions energy grid power",
+             "c": "kernel energy fusion power grid"}
+    texts = [f"{words[t]} {t}{i} {i}" for t in "abc" for i in range(6)]
+    labels = [t for t in "abc" for _ in range(6)]
+    model = classify.train(texts, labels)
+    probe = ["gpu kernel fusion", "grid carbon energy", "power kernel"]
+    s = classify.scores(model, probe)
+    assert np.allclose(s.sum(axis=1), 1) and (np.argsort(-s, axis=1) == np.argsort(-model.decision_function(probe),
+                                                                                    axis=1)).all()
+    memo = classify.analysers()
+    again = classify.train(texts, labels, memo=memo)
+    assert classify.suggest(again, probe) == classify.suggest(model, probe)
+    cv = classify.cross_validate(texts, labels, folds=3, secondary=["c"] * 6 + [""] * 12)
+    n_missed = sum(c for _, _, c in cv.misses)
+    assert n_missed == round((1 - cv.top2) * len(texts)) and all(t != s for t, s, _ in cv.misses)
+    assert cv.accuracy <= cv.either and cv.accuracy <= cv.top2 and cv.folds == 3
+
+
+def test_theme_scopes_are_the_taxonomy(tmp_path: Path) -> None:
+    """One text per theme of data/themes.yml (title and scope); none without the file; a scope of a theme the
+    labels lack is not taught (the model's themes stay the labels' themes)."""
+    from analysis.data import classify, papers
+    from analysis.data.paths import DATA
+
+    scopes = classify.theme_scopes(DATA / "themes.yml")
+    th = papers.themes()
+    assert list(scopes) == list(th["id"]) and all(str(t) in scopes[i] for i, t in zip(th["id"], th["title"],
+                                                                                       strict=True))
+    assert classify.theme_scopes(tmp_path / "missing.yml") == {}
+    texts = [f"kernel fusion gpu {i}" for i in range(4)] + [f"carbon energy grid {i}" for i in range(4)]
+    model = classify.train(texts, ["k"] * 4 + ["c"] * 4, scopes={"k": "fused kernels", "z": "another theme"})
+    assert sorted(model.classes_) == ["c", "k"]
 
 
 # ---------------------------------------------------------------- identify (offline, recorded fixture)

@@ -222,8 +222,9 @@ def _near(up: Update, existing: list[corpus.Paper], by_fp: dict[str, dict[str, s
 
 
 def _themes(up: Update, existing: list[corpus.Paper], table: list[dict[str, str]],
-            with_cv: bool) -> list[classify.Suggestion]:
-    """The classifier's suggestions for the new papers (trained on the labelled ones), and its cross-validation."""
+            with_cv: bool, scopes: dict[str, str] | None = None) -> list[classify.Suggestion]:
+    """The classifier's suggestions for the new papers (trained on the labelled ones and the taxonomy's
+    `scopes`), and its cross-validation."""
     abstracts = {p.fingerprint: p.text for p in existing}
     x, y = classify.labelled([(r["citekey"], r["fingerprint"], r["theme"]) for r in table], abstracts)
     sec = classify.secondaries([(r["citekey"], r["fingerprint"], r.get("secondary_theme", "")) for r in table],
@@ -231,8 +232,9 @@ def _themes(up: Update, existing: list[corpus.Paper], table: list[dict[str, str]
     if len(set(y)) < 2:
         return []
     if with_cv:
-        up.cv = classify.cross_validate(x, y, secondary=sec)
-    return classify.suggest(classify.train(x, y, sec), [p.text for p in up.new_papers]) if up.new_papers else []
+        up.cv = classify.cross_validate(x, y, secondary=sec, scopes=scopes)
+    return classify.suggest(classify.train(x, y, sec, scopes=scopes),
+                            [p.text for p in up.new_papers]) if up.new_papers else []
 
 
 TWIN_COLUMNS = ("title", "authors", "year", "venue", "venue_kind", "venue_year", "cited_version", "arxiv_id", "doi",
@@ -271,9 +273,10 @@ def _scaffold_row(p: corpus.Paper, key: str, header: list[str], hardware: list[s
 
 def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list[str], year: int | None = None,
          identified: dict[str, dict[str, str]] | None = None, with_cv: bool = True,
-         classify_baseline: Callable[[str], str] | None = None) -> Update:
+         classify_baseline: Callable[[str], str] | None = None, scopes: dict[str, str] | None = None) -> Update:
     """Everything the update proposes, from the seed papers and the paper table's rows (no files);
-    `classify_baseline` (the book's keyword classifier) suggests each candidate's baseline class. An
+    `classify_baseline` (the book's keyword classifier) suggests each candidate's baseline class; `scopes` (the
+    taxonomy's text per theme, :func:`classify.theme_scopes`) is taught to the theme classifier. An
     unidentified paper's citekey takes `year`, else its seed file's year (:func:`seed_year`), else none."""
     identified = identified or {}
     up = Update()
@@ -281,7 +284,7 @@ def plan(papers: list[corpus.Paper], table: list[dict[str, str]], hardware: list
     by_key = {r["citekey"]: r for r in table}
     existing = _duplicates(up, papers, table)
     best = _near(up, existing, by_fp)
-    suggestions = _themes(up, existing, table, with_cv)
+    suggestions = _themes(up, existing, table, with_cv, scopes)
     taken = {r["citekey"] for r in table}
     header = list(table[0]) if table else []
     for k, p in enumerate(up.new_papers):
@@ -313,7 +316,7 @@ def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path
     if not header:
         raise DataError(f"{data_dir / 'papers.csv'}: the paper table is missing")
     up = plan(papers, table, _hardware_list(data_dir), year, load_identified(review),
-              classify_baseline=classify_baseline)
+              classify_baseline=classify_baseline, scopes=classify.theme_scopes(data_dir / "themes.yml"))
     # rows a reviewer has already marked are kept as they were, with their claims
     _, old_papers = read_table(review / PAPERS_FILE)
     _, old_claims = read_table(review / CLAIMS_FILE)
