@@ -95,3 +95,13 @@ def test_a_figure_without_one_is_panned_at_a_legible_width(tmp_path: Path):
     # 9.5 px × 576 / 7.7 = 710.6: at 711 CSS px its 7.7-unit text draws at 9.5 px
     assert 'data-legible-width="711"' in out and "--legible-width: 711px" in out
     assert out.startswith('<span class="figure-pan"') and out.endswith("</span>")
+
+
+def test_the_gallery_webp_is_panned_even_where_a_phone_rendition_exists(tmp_path: Path):
+    """The gallery shows 63 light WebP images; offering each phone SVG there would triple its weight."""
+    app = _app(tmp_path)
+    (tmp_path / "src" / "figures" / "phone" / "c-fig.svg").write_text("<svg/>", encoding="utf-8")
+    (tmp_path / "src" / "figures" / "c-fig.svg").write_text(
+        '<svg viewBox="0 0 400 200"><text style="font-size: 10px">a</text></svg>', encoding="utf-8")
+    out = reader.phone_figures(app, '<img alt="z" src="../_images/c-fig.webp">')
+    assert "<picture>" not in out and 'data-legible-width="380"' in out  # 9.5 × 400 / 10

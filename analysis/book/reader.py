@@ -162,7 +162,7 @@ def _escape_search_index() -> None:
 
 # A figure's <img> as Sphinx writes it: the book SVG copied to _images/<id>.svg (the gallery's: its WebP)
 _FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<prefix>(?:\.\./)*)_images/'
-                         r'(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\.(?:svg|webp)"(?P<rest>[^>]*)>')
+                         r'(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\.(?P<ext>svg|webp)"(?P<rest>[^>]*)>')
 PHONE_MEDIA = "screen and (max-width: 640px)"  # reader.css's phone width; print keeps the book figure
 LEGIBLE_PX = 9.5  # the smallest text a phone draws, in CSS pixels (the bar is 9; half a pixel to spare)
 
@@ -176,7 +176,7 @@ def _svg_text_extent(svg: Any) -> tuple[float, float] | None:
 
 
 def phone_figures(app: Any, body: str) -> str:
-    """Every figure legible on a phone (issue 34). Where the figure has a phone rendition
+    """Every figure legible on a phone (issue 34). Where the figure (not the gallery's WebP) has a phone rendition
     (``figures/phone/<id>.svg``, :func:`analysis.plot.figures.write_phone`) the page offers it to narrow
     screens in a ``<picture>``; otherwise, on a phone, the book figure is shown at the width at which its
     smallest text is :data:`LEGIBLE_PX` in a box the reader pans sideways (reader.css ``.figure-pan``)."""
@@ -188,7 +188,7 @@ def phone_figures(app: Any, body: str) -> str:
     def one(m: re.Match[str]) -> str:
         fid, prefix = m.group("id"), m.group("prefix")
         phone = src / "phone" / f"{fid}.svg"
-        if phone.is_file():
+        if phone.is_file() and m.group("ext") == "svg":  # the gallery's light WebP is panned (page weight)
             (out / "phone").mkdir(parents=True, exist_ok=True)
             target = out / "phone" / f"{fid}.svg"
             if not target.exists() or target.read_bytes() != phone.read_bytes():
