@@ -184,6 +184,23 @@ def wrap_long_texts(fig: Any) -> None:
             _wrap(t, extent, room)
 
 
+def room_for_categories(fig: Any, spacing: float = 1.2) -> None:
+    """A figure made taller where an axis's category names (wrapped onto more lines) no longer fit its
+    height: the names are evenly spaced, so each is given `spacing` times the tallest one's height."""
+    renderer = fig.canvas.get_renderer()
+    extra = 0.0
+    for ax in fig.axes:
+        labels = [t for t in ax.get_yticklabels() if t.get_text().strip() and t.get_visible()]
+        if not labels or not any(c.isalpha() for t in labels for c in t.get_text()):
+            continue
+        needed = spacing * len(labels) * max(t.get_window_extent(renderer).height for t in labels)  # evenly spaced
+        height = ax.get_window_extent(renderer).height
+        extra = max(extra, (needed - height) * fig.bbox.height / height)  # the axes grow with their share
+    if extra > 0:
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w, min(h + extra / fig.dpi, ROW_IN[1] * 2))
+
+
 def thin_ticks(fig: Any) -> None:
     """Tick labels that run into each other: fewer ticks on a number axis, category names turned upright."""
     from matplotlib.ticker import FixedLocator, LogLocator, MaxNLocator
@@ -307,6 +324,7 @@ def to_phone(fig: Any) -> Any:
     lay_out(fig)
     wrap_long_texts(fig)
     thin_ticks(fig)
+    room_for_categories(fig)
     lay_out(fig)
     band = legends_below(fig)
     lay_out(fig, band)
