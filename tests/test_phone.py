@@ -105,3 +105,20 @@ def test_the_gallery_webp_is_panned_even_where_a_phone_rendition_exists(tmp_path
         '<svg viewBox="0 0 400 200"><text style="font-size: 10px">a</text></svg>', encoding="utf-8")
     out = reader.phone_figures(app, '<img alt="z" src="../_images/c-fig.webp">')
     assert "<picture>" not in out and 'data-legible-width="380"' in out  # 9.5 × 400 / 10
+
+
+def test_a_drawing_the_phone_layout_cannot_handle_is_panned_not_fatal(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch):
+    import cloudpickle
+
+    fig = _row_of_three()
+    kept = cloudpickle.dumps(fig)
+    plt.close(fig)
+
+    def broken(f: object) -> None:
+        raise IndexError("no panels")
+
+    monkeypatch.setattr(phone, "to_phone", broken)
+    verdict = figures.write_phone(kept, tmp_path, "odd")
+    assert verdict == "not drawn: the phone layout failed (IndexError: no panels)"
+    assert not (tmp_path / "phone" / "odd.svg").exists()

@@ -345,8 +345,9 @@ PHONE_DIR = "phone"
 
 def write_phone(kept: bytes, out: Path, fig_id: str) -> str:
     """Write the figure's phone rendition, ``<out>/phone/<id>.svg``, from the kept drawing (:mod:`analysis.plot.phone`),
-    when it lays out cleanly; otherwise remove any earlier one (the page then lets a phone pan the book figure at a
-    legible size: analysis/book/reader.py). Returns what the registry records: "drawn", or why not."""
+    when it lays out cleanly; otherwise (texts that overlap, too wide, or a drawing the layout cannot handle, which
+    never stops the notebook) remove any earlier one: the page then lets a phone pan the book figure at a legible
+    size (analysis/book/reader.py). Returns what the registry records: "drawn", or why not."""
     import pickle
 
     from analysis.plot import phone
@@ -354,8 +355,11 @@ def write_phone(kept: bytes, out: Path, fig_id: str) -> str:
     path = out / PHONE_DIR / f"{fig_id}.svg"
     fig = pickle.loads(kept)
     try:
-        phone.to_phone(fig)
-        found = phone.problems(fig)
+        try:
+            phone.to_phone(fig)
+            found = phone.problems(fig)
+        except Exception as exc:  # noqa: BLE001  a drawing the phone layout cannot handle is panned, never fatal
+            found = [f"the phone layout failed ({type(exc).__name__}: {exc})"]
         if found:
             path.unlink(missing_ok=True)
             return "not drawn: " + "; ".join(found[:3])
