@@ -156,10 +156,13 @@ SMALL_LEGEND = 0.5  # a legend inside its axes stays there on a phone if no wide
 
 
 def _wrap(t: Any, extent: float, room: float) -> None:
+    """Wrap a text whose longest line is `extent` pixels onto lines that fit `room` pixels."""
     import textwrap
 
+    lines = t.get_text().split("\n")
+    chars = max(len(line) for line in lines)
     words = " ".join(t.get_text().split())
-    t.set_text("\n".join(textwrap.wrap(words, max(12, int(len(words) * room / extent) - 1))))
+    t.set_text("\n".join(textwrap.wrap(words, max(12, int(chars * room / extent) - 1))))
 
 
 def wrap_long_texts(fig: Any) -> None:
@@ -170,17 +173,20 @@ def wrap_long_texts(fig: Any) -> None:
     texts: list[tuple[Any, float]] = []
     for ax in fig.axes:
         area = ax.get_window_extent(renderer)
-        texts += [(ax.xaxis.label, min(width, area.width * 1.15)), (ax.yaxis.label, area.height * 1.05)]
-        texts += [(t, min(width, area.width * 1.15)) for t in (ax.title, ax._left_title, ax._right_title)]
+        centred = 0.96 * 2 * min((area.x0 + area.x1) / 2, width - (area.x0 + area.x1) / 2)  # centred on the axes
+        texts += [(ax.xaxis.label, centred), (ax.yaxis.label, area.height * 1.05)]
+        texts += [(t, centred) for t in (ax.title, ax._left_title, ax._right_title)]
     texts += [(t, 0.95 * width) for t in (getattr(fig, "_suptitle", None), getattr(fig, "_supxlabel", None))
               if t is not None]
     texts += [(t, 0.8 * width) for leg in _legends(fig) for t in leg.get_texts()]
     for t, room in texts:
         if not t.get_text() or "$" in t.get_text() or not t.get_visible():
             continue
-        size = t.get_window_extent(renderer)
-        extent = size.height if t.get_rotation() % 180 else size.width
-        if extent > room:
+        for _ in range(3):  # a proportional guess, checked
+            size = t.get_window_extent(renderer)
+            extent = size.height if t.get_rotation() % 180 else size.width
+            if extent <= room:
+                break
             _wrap(t, extent, room)
 
 
