@@ -119,15 +119,6 @@ def _shift_legend(fig: Any, leg: Any, dx_px: float, dy_px: float) -> None:
         leg.set_bbox_to_anchor((x0, y0), transform=fig.transFigure)
 
 
-def _release_grid_spacing(fig: Any) -> None:
-    """Spacing a notebook fixed on its grid (hspace=0.08) makes tight_layout skip the grid: release it."""
-    for ax in fig.axes:
-        spec = ax.get_subplotspec()
-        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
-        for name in grid.locally_modified_subplot_params() if grid is not None else ():
-            setattr(grid, name, None)
-
-
 def layout(fig: Any) -> None:
     """Lay the figure out on the slide above the footer's strip (its own layout engine if it has one). A
     legend placed in figure coordinates below (or above) the drawing, which a cropped book figure shows
@@ -155,7 +146,7 @@ def layout(fig: Any) -> None:
     legends = _anchored_to_figure(fig)
     for leg, _ in legends:
         leg.set_in_layout(False)  # placed in a band of its own below, not inside its axes' room
-    _release_grid_spacing(fig)
+    textfit.release_grid_spacing(fig)
     lay_out()
     if not legends:
         return
@@ -192,9 +183,8 @@ def _movable(fig: Any) -> set[int]:
     titles, axis and tick labels or legends the axes place themselves."""
     from analysis.book.footer import FOOTER_GID
 
-    found = {id(t) for ax in fig.axes for t in ax.texts}
-    found |= {id(t) for t in fig.texts if t.get_gid() != FOOTER_GID and t is not getattr(fig, "_suptitle", None)}
-    return found
+    return {id(t) for t in textfit.placed_texts(fig)
+            if t.get_gid() != FOOTER_GID and t is not getattr(fig, "_suptitle", None)}
 
 
 def _room(fig: Any) -> Any:

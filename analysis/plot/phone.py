@@ -268,11 +268,7 @@ def lay_out(fig: Any, band_px: float = 0.0) -> None:
     replaced: its spacing was for the book)."""
     from matplotlib.layout_engine import TightLayoutEngine
 
-    for ax in fig.axes:
-        spec = ax.get_subplotspec()
-        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
-        for name in grid.locally_modified_subplot_params() if grid is not None else ():
-            setattr(grid, name, None)
+    textfit.release_grid_spacing(fig)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a figure the layout cannot improve is kept as it is
         fig.set_layout_engine(None)
@@ -285,34 +281,16 @@ def cropped_width_in(fig: Any) -> float:
     return float(fig.get_tightbbox(fig.canvas.get_renderer()).width)
 
 
-def _placed_texts(fig: Any) -> list[Any]:
-    """The texts placed at a point (ax.text, ax.annotate, fig.text): the ones a layout may move."""
-    return [t for ax in fig.axes for t in ax.texts] + list(fig.texts)
-
-
-def keep_inside(fig: Any, margin_px: float = 2.0) -> None:
-    """Texts placed at a point that would leave the canvas sideways, moved back inside it (wrapped first
-    when wider than half the canvas)."""
-    import textwrap
-
+def wrap_wide_notes(fig: Any) -> None:
+    """Texts placed at a point (labels, notes) that leave the canvas and are wider than half of it, wrapped onto
+    more lines; moving them back inside the canvas is :func:`analysis.plot.textfit.separate`'s."""
     renderer = fig.canvas.get_renderer()
-    width = fig.bbox.width
-    for t in _placed_texts(fig):
-        if not t.get_visible() or not t.get_text().strip():
-            continue
-        box = t.get_window_extent(renderer)
-        if box.width > 0.5 * width and "$" not in t.get_text() and box.x0 < 0 or box.x1 > width:
-            words = " ".join(t.get_text().split())
-            t.set_text("\n".join(textwrap.wrap(words, max(12, int(len(words) * 0.45 * width / box.width)))))
+    room = 0.5 * fig.bbox.width
+    for t in textfit.placed_texts(fig):
+        if t.get_visible() and t.get_text().strip() and "$" not in t.get_text():
             box = t.get_window_extent(renderer)
-        dx = max(0.0, margin_px - box.x0) - max(0.0, box.x1 - (width - margin_px))
-        if dx:
-            trans = t.get_transform()
-            x, y = trans.transform(t.get_position())
-            t.set_position(tuple(trans.inverted().transform((x + dx, y))))
-            t.set_clip_on(False)
-            if hasattr(t, "set_annotation_clip"):
-                t.set_annotation_clip(False)
+            if box.width > room and (box.x0 < 0 or box.x1 > fig.bbox.width):
+                _wrap(t, box.width, room)
     fig.canvas.draw()
 
 
@@ -334,8 +312,8 @@ def to_phone(fig: Any) -> Any:
     lay_out(fig)
     band = legends_below(fig)
     lay_out(fig, band)
-    keep_inside(fig)
-    textfit.separate(fig, fig.bbox, {id(t) for t in _placed_texts(fig)})
+    wrap_wide_notes(fig)
+    textfit.separate(fig, fig.bbox, {id(t) for t in textfit.placed_texts(fig)})
     return fig
 
 

@@ -8,6 +8,20 @@ from collections.abc import Sequence
 from typing import Any
 
 
+def placed_texts(fig: Any) -> list[Any]:
+    """The texts placed at a point (ax.text, ax.annotate, fig.text): the ones a layout may move."""
+    return [t for ax in fig.axes for t in ax.texts] + list(fig.texts)
+
+
+def release_grid_spacing(fig: Any) -> None:
+    """Spacing a notebook fixed on its grid (hspace=0.08) makes tight_layout skip the grid: release it."""
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        grid = spec.get_topmost_subplotspec().get_gridspec() if spec is not None else None
+        for name in grid.locally_modified_subplot_params() if grid is not None else ():
+            setattr(grid, name, None)
+
+
 def text_boxes(fig: Any) -> list[tuple[Any, Any]]:
     """Every text the figure draws (titles, labels, ticks, legends, annotations, the footer) with its box in
     pixels, as one draw of the figure at its size records them (texts that are hidden, empty or clipped away
