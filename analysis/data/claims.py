@@ -24,7 +24,7 @@ UNITS = ["x", "%", "pp", "TFLOP/s", "PFLOP/s", "EFLOP/s", "FLOP", "GFLOP", "TFLO
          "samples/s", "images/s", "FPS", "ms", "s", "min", "h", "days", "GPU-hours", "GPU-days", "GPUs", "nodes",
          "USD", "kUSD", "MUSD", "BUSD", "J", "kWh", "MWh", "GWh", "W", "kW", "MW", "GW", "tCO2e", "kgCO2e", "MB",
          "GB", "TB", "PB", "GB/s", "TB/s", "K", "M", "B", "T", "count", "score", "dB", "mm2", "TOPS", "TOPS/W",
-         "GFLOPS/W", "points", "bits", "x/year"]
+         "GFLOPS/W", "points", "bits", "x/year", "orders of magnitude"]
 QUALIFIERS = ["exact", "up to", "about", "at least", "at most", "average", "over", "range"]
 TIERS = ["headline", "setup", "context"]
 MAX_EVIDENCE_WORDS = 12
