@@ -166,7 +166,7 @@ release: book
 	$(PY) -m analysis release
 
 # generated from the paper table once it has been validated (labels as published: data/releases/)
-references.bib: data/papers.csv data/outside-corpus.csv $(wildcard data/releases/published-labels.csv) $(PKG) | $(BUILD)/validated
+references.bib: data/papers.csv data/outside-corpus.csv $(wildcard data/releases/published-labels.csv data/releases/label-changes.csv) $(PKG) | $(BUILD)/validated
 	$(PY) -m analysis bib
 	@touch $@
 

@@ -217,20 +217,17 @@ SCOPE_WEIGHT = 1.0
 
 
 def theme_scopes() -> dict[str, str]:
-    import yaml
+    from analysis.data import classify
 
-    themes = yaml.safe_load((ROOT / "data" / "themes.yml").read_text(encoding="utf-8"))["themes"]
-    return {t["id"]: f"{t['title']}. {t.get('scope', '')}" for t in themes}
+    return classify.theme_scopes()
 
 
 def time_module(pp: pd.DataFrame) -> None:
     from analysis.data import classify
 
     t0, c0 = time.perf_counter(), time.process_time()
-    from analysis.data.paths import DATA
-
     cv = classify.cross_validate(list(pp["abstract"]), list(pp["theme"]), secondary=list(pp["secondary_theme"]),
-                                 scopes=classify.theme_scopes(DATA / "themes.yml"))
+                                 scopes=classify.theme_scopes())
     print(f"classify.cross_validate: wall {time.perf_counter() - t0:.1f} s, CPU {time.process_time() - c0:.1f} s; "
           f"top-1 {100 * cv.accuracy:.1f}%, top-2 {100 * cv.top2:.1f}%")
 

@@ -324,19 +324,71 @@ def test_classifier_scores_misses_and_memo_agree() -> None:
 
 
 def test_theme_scopes_are_the_taxonomy(tmp_path: Path) -> None:
-    """One text per theme of data/themes.yml (title and scope); none without the file; a scope of a theme the
-    labels lack is not taught (the model's themes stay the labels' themes)."""
+    """One text per theme of data/themes.yml (title and scope), read by the taxonomy's loader; a folder without
+    themes.yml is refused, naming the file; a scope of a theme the labels lack is not taught (the model's themes
+    stay the labels' themes)."""
     from analysis.data import classify, papers
-    from analysis.data.paths import DATA
 
-    scopes = classify.theme_scopes(DATA / "themes.yml")
+    scopes = classify.theme_scopes()
     th = papers.themes()
     assert list(scopes) == list(th["id"]) and all(str(t) in scopes[i] for i, t in zip(th["id"], th["title"],
                                                                                        strict=True))
-    assert classify.theme_scopes(tmp_path / "missing.yml") == {}
+    with pytest.raises(DataError, match=re.escape(str(tmp_path / "themes.yml")) + ": data file not found"):
+        classify.theme_scopes(tmp_path)
     texts = [f"kernel fusion gpu {i}" for i in range(4)] + [f"carbon energy grid {i}" for i in range(4)]
     model = classify.train(texts, ["k"] * 4 + ["c"] * 4, scopes={"k": "fused kernels", "z": "another theme"})
     assert sorted(model.classes_) == ["c", "k"]
+
+
+STAGED_SCOPE = "Zqxw staged scope, present only in the staging copy"
+
+
+def _staged_taxonomy(tmp_path: Path, old: str, new: str) -> Path:
+    """A staging copy of data/themes.yml with `old` replaced by `new` (once; `old` must occur)."""
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    text = (ROOT / "data" / "themes.yml").read_text(encoding="utf-8")
+    assert old in text
+    (staging / "themes.yml").write_text(text.replace(old, new, 1), encoding="utf-8")
+    return staging
+
+
+def test_a_staging_folders_taxonomy_reaches_the_classifier(tmp_path: Path, seeds: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make corpus` may read a staging copy of data/ (intake.update's data_dir): the scope texts taught to the
+    theme classifier are that copy's, read by the one taxonomy loader, never the repository's themes.yml."""
+    from analysis.data import classify, papers
+
+    first = str(papers.themes()["scope"].iloc[0])
+    staging = _staged_taxonomy(tmp_path, first, STAGED_SCOPE)
+    theme = str(papers.themes()["id"].iloc[0])
+    assert STAGED_SCOPE in classify.theme_scopes(staging)[theme]
+    assert STAGED_SCOPE not in classify.theme_scopes()[theme]  # the default folder is still the repository's
+    for name in ("papers.csv", "hardware.csv"):
+        shutil.copy(ROOT / "data" / name, staging / name)
+    seen: dict[str, dict[str, str]] = {}
+
+    class Planned(Exception):
+        pass
+
+    def plan(*args: object, scopes: dict[str, str] | None = None, **kw: object) -> None:
+        seen["scopes"] = dict(scopes or {})
+        raise Planned
+
+    monkeypatch.setattr(intake, "plan", plan)
+    with pytest.raises(Planned):
+        intake.update(seeds, data_dir=staging, review=tmp_path / "review")
+    assert STAGED_SCOPE in seen["scopes"][theme]
+
+
+def test_a_staging_folders_malformed_taxonomy_is_named(tmp_path: Path) -> None:
+    """The staged copy's themes.yml is validated like data/'s: the error names that file, the theme and the
+    field (the schema check is the loader's, in one place)."""
+    from analysis.data import classify
+
+    staging = _staged_taxonomy(tmp_path, "    scope: ", "    scop: ")
+    with pytest.raises(DataError, match=re.escape(str(staging / "themes.yml")) + r": theme \d+, field scope: missing"):
+        classify.theme_scopes(staging)
 
 
 # ---------------------------------------------------------------- identify (offline, recorded fixture)

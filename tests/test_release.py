@@ -4,6 +4,7 @@ renaming a citekey everywhere."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 from pathlib import Path
 
@@ -23,8 +24,8 @@ def _labels(df: pd.DataFrame, published: dict[str, str]) -> dict[str, str]:
 
 
 def test_every_published_label_is_the_label_now():
-    """Every entry of the committed snapshot that is still in the bibliography has its published label (after
-    a correction of authors or years, `python -m analysis labels` rewrites the snapshot, on purpose)."""
+    """Every entry of the committed snapshot that is still in the bibliography has its published label (the
+    snapshot's, carried through the recorded changes of data/releases/label-changes.csv)."""
     published = bibliography.published_labels()
     assert published
     now = _labels(_frame(), published)
@@ -65,6 +66,93 @@ def test_a_corrected_year_takes_a_label_for_its_new_year():
     after = _labels(df, published)
     assert after[key].startswith(bibliography.label_base(df.iloc[0]))
     assert all(after[k] == v for k, v in published.items() if k != key)
+
+
+# The three label-year corrections made when entries switched to their published versions, with the labels as
+# the snapshot printed them before (git history of data/releases/published-labels.csv: commits e66d15b, f3d2fdf
+# and 50fefc5 edited these rows in place) and the published versions' years (SC 2020; Science, 2023; CVPR 2023).
+CORRECTIONS = {"rajbhandari2019zero": ("Rajbhandari et al. 2019", "Rajbhandari et al. 2020"),
+               "lam2022graphcast": ("Lam et al. 2022", "Lam et al. 2023"),
+               "zielonka2022instant": ("Zielonka et al. 2022", "Zielonka et al. 2023")}
+
+
+def test_the_stable_label_rule_holds():
+    """An entry's published label never changes except through a recorded row: the snapshot plus the recorded
+    changes explain every label the bibliography prints now; the three year corrections are recorded, from the
+    labels as first published, with a reason and a source."""
+    assert bibliography.unexplained_labels(bibliography.labels_now()) == []
+    snapshot = bibliography.snapshot_labels()
+    changes = bibliography.label_changes()
+    now = bibliography.labels_now()
+    for key, (old, new) in CORRECTIONS.items():
+        assert snapshot[key] == old and now[key] == new
+        row = changes[changes["citekey"] == key].iloc[-1]
+        assert (row["old_label"], row["new_label"]) == (old, new) and row["reason"] and row["source"]
+
+
+def test_an_unrecorded_label_change_is_named(tmp_path: Path):
+    """A corrected year changes a published label: without a row of label-changes.csv the rule names the entry
+    (and `make release` refuses, as write_published_labels does); with a row it is explained; a row whose
+    old_label is not the published one is named too."""
+    df = _frame()
+    published = _labels(df, {})
+    folder = tmp_path / "releases"
+    folder.mkdir()
+    snapshot = folder / "published-labels.csv"
+    snapshot.write_text("citekey,label\n" + "".join(f"{k},{v}\n" for k, v in published.items()), encoding="utf-8")
+    key = df["citekey"].iloc[0]
+    df.loc[0, "year"] = 1999
+    now = _labels(df, bibliography.published_labels(snapshot))
+    assert now[key] != published[key]
+    problems = bibliography.unexplained_labels(now, snapshot)
+    assert len(problems) == 1 and problems[0].startswith(f"{key}: published as {published[key]!r}")
+    header = "citekey,old_label,new_label,date,reason,source,released_in\n"
+    row = f"{key},{published[key]},{now[key]},2027-01-02,a corrected first-posting year for a test,a test,\n"
+    (folder / "label-changes.csv").write_text(header + row, encoding="utf-8")
+    assert bibliography.unexplained_labels(now, snapshot) == []
+    wrong = row.replace(f"{key},{published[key]},", f"{key},Nobody 1900,", 1)
+    (folder / "label-changes.csv").write_text(header + wrong, encoding="utf-8")
+    problems = bibliography.unexplained_labels(now, snapshot)
+    assert any("label-changes.csv: row 2: " in p and "'Nobody 1900'" in p for p in problems), problems
+
+
+def test_a_malformed_label_change_is_refused_naming_row_and_column(tmp_path: Path):
+    import pytest
+
+    from analysis.data.paths import DataError
+
+    header = "citekey,old_label,new_label,date,reason,source,released_in\n"
+    path = tmp_path / "label-changes.csv"
+    for row, column in [("abc2020x,A 2020,A 2021,5 Jan 2027,a reason long enough here,a source,\n", "date"),
+                        ("abc2020x,A 2020,A 2020,2027-01-05,a reason long enough here,a source,\n", "new_label"),
+                        ("abc2020x,A 2020,A 2021,2027-01-05,a reason long enough here,a source,v1\n", "released_in")]:
+        path.write_text(header + row, encoding="utf-8")
+        with pytest.raises(DataError, match=re.escape(f"{path}: row 2, column {column}")):
+            bibliography.label_changes(tmp_path / "published-labels.csv")
+
+
+def test_what_changed_lists_the_recorded_label_changes(tmp_path: Path):
+    """The page lists each recorded label change not yet in the release it compares with, old -> new with its
+    reason; a change first released in that release (or before) is not listed; `make release` stamps the
+    unreleased rows with its version."""
+    rows = release.relabelled("1.0.0")
+    assert {r["citekey"]: (r["old_label"], r["new_label"]) for r in rows} == CORRECTIONS
+    text = release.changes_markdown({}, {}, [], [], "1.0.0", "1.0.0", rows)
+    assert "**Bibliography labels changed (3).**" in text
+    for key, (old, new) in CORRECTIONS.items():
+        line = next(x for x in text.splitlines() if x.startswith(f"| {key} |"))
+        assert f"| {release._cell(old)} | {release._cell(new)} | The bibliography now cites" in line
+    folder = tmp_path / "releases"
+    folder.mkdir()
+    header = "citekey,old_label,new_label,date,reason,source,released_in\n"
+    (folder / "label-changes.csv").write_text(
+        header + "a2020x,A 2020,A 2021,2027-01-02,an earlier correction of a year,a source,1.1.0\n"
+        "b2020x,B 2020,B 2021,2027-02-03,a later correction of a year,a source,\n", encoding="utf-8")
+    assert [r["citekey"] for r in release.relabelled("1.1.0", folder)] == ["b2020x"]
+    assert [r["citekey"] for r in release.relabelled("1.0.0", folder)] == ["a2020x", "b2020x"]
+    assert release.stamp_label_changes("1.2.0", folder) == 1
+    assert release.relabelled("1.2.0", folder) == [] and len(release.relabelled("1.1.0", folder)) == 1
+    assert "Bibliography labels changed (0).** A published" in release.changes_markdown({}, {}, [], [], "1", "1")
 
 
 def test_what_changed_lists_new_papers_and_moved_findings():

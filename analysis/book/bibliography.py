@@ -43,6 +43,10 @@ PUBLISHED_LABELS = DATA / "releases" / "published-labels.csv"
 """The author–year label of every entry as last released (citekey,label; `make release` rewrites it with
 :func:`write_published_labels`): a published label never changes when papers are added (issue 35)."""
 
+LABEL_CHANGES = "label-changes.csv"
+"""Beside the snapshot (data/releases/label-changes.csv): every change of a published label, one row each, with
+its date, reason and source (:func:`label_changes`). A published label changes only through a row of it."""
+
 
 def label_base(row: pd.Series) -> str:
     """The label without its suffix, as the bibliography renders it: "Li et al. 2024", "Foo n.d."."""
@@ -51,8 +55,9 @@ def label_base(row: pd.Series) -> str:
     return f"{label_author(author_names(row), short_name(row))} {year}"
 
 
-def published_labels(path: Path | None = None) -> dict[str, str]:
-    """citekey -> published label ({} without a snapshot); a malformed file is refused, naming its row."""
+def snapshot_labels(path: Path | None = None) -> dict[str, str]:
+    """citekey -> label as the snapshot file holds it ({} without a snapshot); a malformed file is refused,
+    naming its row."""
     import csv
 
     path = path or PUBLISHED_LABELS
@@ -65,6 +70,68 @@ def published_labels(path: Path | None = None) -> dict[str, str]:
         if not r.get("citekey") or not r.get("label"):
             raise DataError(f"{path}: row {i + 2}: expected the columns citekey,label, both filled")
     return {r["citekey"]: r["label"] for r in rows}
+
+
+def label_changes(snapshot: Path | None = None) -> pd.DataFrame:
+    """The recorded label changes (schema :data:`analysis.data.schemas.LABEL_CHANGES`) kept beside the snapshot
+    `snapshot` (default :data:`PUBLISHED_LABELS`), in the file's order, which is the order they happened in;
+    an empty table without the file. Refused, naming file, row and column: a row whose new label is its old one,
+    or a date earlier than the row before it."""
+    from analysis.data import schemas
+    from analysis.data.tables import fail_rows, read_csv
+
+    path = (snapshot or PUBLISHED_LABELS).parent / LABEL_CHANGES
+    if not path.is_file():
+        return pd.DataFrame(columns=list(schemas.LABEL_CHANGES.columns))
+    df = read_csv(LABEL_CHANGES, schemas.LABEL_CHANGES, path=path)
+    fail_rows(path, df, df["old_label"] == df["new_label"], "new_label", "the same as old_label: nothing changed")
+    fail_rows(path, df, df["date"] < df["date"].shift(1).fillna(""), "date",
+              "earlier than the row before it (rows are kept in the order the labels changed)")
+    return df
+
+
+def published_labels(path: Path | None = None, changes: pd.DataFrame | None = None) -> dict[str, str]:
+    """citekey -> published label: the snapshot's (`path`, default :data:`PUBLISHED_LABELS`), with each recorded
+    change (`changes`, default :func:`label_changes` beside the snapshot) that starts from the label so far
+    applied in order ({} without a snapshot)."""
+    labels = snapshot_labels(path)
+    for _, r in (label_changes(path) if changes is None else changes).iterrows():
+        if labels.get(r["citekey"]) == r["old_label"]:
+            labels[r["citekey"]] = r["new_label"]
+    return labels
+
+
+def labels_now(df: pd.DataFrame | None = None, published: dict[str, str] | None = None) -> dict[str, str]:
+    """citekey -> the label the bibliography prints for every entry of `df` (default :func:`bib_frame`), the
+    published labels `published` (default :func:`published_labels`) kept."""
+    df = bib_frame() if df is None else df
+    suffixes = year_suffixes(df, published)
+    return {r["citekey"]: f"{label_base(r)}{suffixes.get(r['citekey'], '')}" for _, r in df.iterrows()}
+
+
+def unexplained_labels(now: dict[str, str], path: Path | None = None,
+                       changes: pd.DataFrame | None = None) -> list[str]:
+    """The stable-label rule, checked: one line per entry of the snapshot (`path`) whose label `now` is not its
+    snapshot label carried through the recorded changes (`changes`, default the file beside the snapshot), and
+    per unreleased recorded change that does not start from the entry's label so far (a wrong old_label).
+    Empty when the snapshot and the recorded changes explain every current label."""
+    snapshot = snapshot_labels(path)
+    changes = label_changes(path) if changes is None else changes
+    where = (path or PUBLISHED_LABELS).parent / LABEL_CHANGES
+    out = []
+    labels = dict(snapshot)
+    for i, (_, r) in enumerate(changes.iterrows()):
+        key = r["citekey"]
+        if labels.get(key) == r["old_label"]:
+            labels[key] = r["new_label"]
+        elif pd.isna(r["released_in"]) and labels.get(key) != r["new_label"]:
+            out.append(f"{where}: row {i + 2}: {key} is published as {labels.get(key)!r}, not as the "
+                       f"old_label {r['old_label']!r}")
+    for key in sorted(now.keys() & labels.keys()):
+        if now[key] != labels[key]:
+            out.append(f"{key}: published as {labels[key]!r}, printed now as {now[key]!r}, and no row of {where} "
+                       "records the change (add one: citekey,old_label,new_label,date,reason,source)")
+    return out
 
 
 def _kept_suffix(label: str | None, base: str) -> str | None:
@@ -116,19 +183,24 @@ def _order(r: pd.Series) -> tuple:
 
 def write_published_labels(path: Path | None = None, fresh: bool = False) -> int:
     """Snapshot every entry's current label (`make release`, which keeps every published label); with `fresh`
-    (`python -m analysis labels --fresh`, after corrections of authors or years, before a release) the suffixes
-    are assigned anew, in the bibliography's order, as if nothing had been published. Returns the number of
-    entries."""
+    (`python -m analysis labels --fresh`) the suffixes are assigned anew, in the bibliography's order, as if
+    nothing had been published. Either way a published label that would change without a recorded row of
+    data/releases/label-changes.csv (:func:`unexplained_labels`) is refused, naming the entry. Returns the number
+    of entries."""
     path = path or PUBLISHED_LABELS
     df = bib_frame().sort_values("citekey")
-    suffixes = year_suffixes(df, published={} if fresh else None)
+    now = labels_now(df, published={} if fresh else published_labels(path))
+    problems = unexplained_labels(now, path)
+    if problems:
+        raise DataError("a published bibliography label would change without a recorded reason:\n"
+                        + "\n".join(problems))
     import csv
     import io
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["citekey", "label"])
-    w.writerows((r["citekey"], f"{label_base(r)}{suffixes.get(r['citekey'], '')}") for _, r in df.iterrows())
+    w.writerows((r["citekey"], now[r["citekey"]]) for _, r in df.iterrows())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(buf.getvalue(), encoding="utf-8")
     return len(df)

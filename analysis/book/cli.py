@@ -26,7 +26,8 @@
                                 out of date, one process per core
   html                          (build) stage and build the HTML strictly
   bib                           (build) write references.bib from data/papers.csv
-  labels [--fresh]              snapshot every bibliography label as published (data/releases/published-labels.csv);
+  labels [--fresh]              snapshot every bibliography label as published (data/releases/published-labels.csv),
+                                refusing a changed label without a row of data/releases/label-changes.csv;
                                 --fresh: assign the suffixes anew (a deliberate relabelling before a release)
   release [--version x.y.z]     (make release VERSION=x.y.z) keep the build's numbers in data/releases/<version>/,
                                 bump CITATION.cff, snapshot the labels

@@ -50,8 +50,10 @@ def chapter_order() -> list[str]:
 def chapter_titles() -> dict[str, str]:
     """Each chapter's title as the book's navigation shows it: the first heading of chapters/<id>.md
     (for a theme without its chapter file yet, the theme's title from data/themes.yml)."""
-    themes = yaml.safe_load((ROOT / "data" / "themes.yml").read_text(encoding="utf-8"))["themes"]
-    titles = {t["chapter"]: t["title"] for t in themes}
+    from analysis.data import papers
+
+    th = papers.themes()
+    titles = dict(zip(th["chapter"], th["title"], strict=True))
     for md in sorted((ROOT / "chapters").glob("*.md")):
         for line in md.read_text(encoding="utf-8").splitlines():
             if line.startswith("# "):

@@ -4,12 +4,16 @@ A release keeps, in ``data/releases/<version>/``, the numbers of the build it wa
 every glued fact's key, value, range, unit and the pages that paste it; from the build's
 ``outputs/numbers.csv``) and the citekeys of its papers (``papers.txt``); it bumps ``version`` and
 ``date-released`` in CITATION.cff and snapshots every bibliography label (``data/releases/published-labels.csv``,
-:func:`analysis.book.bibliography.write_published_labels`) so that no published label changes later.
+:func:`analysis.book.bibliography.write_published_labels`) so that no published label changes later, except
+through a recorded row of ``data/releases/label-changes.csv`` (old label, new label, date, reason, source; the
+release stamps its version into the rows it first prints: ``released_in``). A release is refused while a
+printed label differs from its published one without such a row.
 
 The "What changed" page compares the current build's numbers and papers with the newest kept release (so
 between releases it shows what an unreleased update has changed so far); a build that is that release itself
-(nothing added, nothing moved) is compared as the release, with the one before it. It lists the papers added
-(and removed) and every glued finding whose value moved, old -> new, with the chapter that pastes it.
+(nothing added, nothing moved, no unreleased label change) is compared as the release, with the one before it.
+It lists the papers added (and removed), the recorded label changes that release had not printed (was -> now,
+why), and every glued finding whose value moved, old -> new, with the chapter that pastes it.
 """
 
 from __future__ import annotations
@@ -115,9 +119,26 @@ def _chapters(pages: str) -> str:
                      for n in dict.fromkeys(names))
 
 
+def relabelled(since: str | None, folder: Path | None = None) -> list[dict[str, str]]:
+    """The recorded changes of published bibliography labels (data/releases/label-changes.csv, beside the
+    snapshot in `folder`) that a build compared with release `since` shows: those not yet released and those
+    first released after `since`, in the order they happened."""
+    from analysis.book import bibliography
+
+    df = bibliography.label_changes((folder or RELEASES) / bibliography.PUBLISHED_LABELS.name)
+    rows = []
+    for _, r in df.iterrows():
+        rel = r["released_in"]
+        if rel is None or rel != rel or since is None or _version_key(str(rel)) > _version_key(since):
+            rows.append({str(k): "" if v is None or v != v else str(v) for k, v in r.items()})
+    return rows
+
+
 def changes_markdown(old_numbers: dict[str, dict[str, str]], new_numbers: dict[str, dict[str, str]],
-                     old_papers: list[str], new_papers: list[str], since: str, current: str) -> str:
-    """The body of the "What changed" page (MyST)."""
+                     old_papers: list[str], new_papers: list[str], since: str, current: str,
+                     labels: list[dict[str, str]] | None = None) -> str:
+    """The body of the "What changed" page (MyST); `labels` are the recorded label changes to list
+    (:func:`relabelled`)."""
     added = sorted(set(new_papers) - set(old_papers))
     removed = sorted(set(old_papers) - set(new_papers))
     lines = [f"Compared with release {since}; this build's CITATION.cff names version {current}.", ""]
@@ -125,6 +146,15 @@ def changes_markdown(old_numbers: dict[str, dict[str, str]], new_numbers: dict[s
               + (", ".join(f"{{cite:t}}`{k}`" for k in added) if added else "none") + ".", ""]
     if removed:
         lines += [f"**Papers removed ({len(removed)}).** " + ", ".join(_cell(k) for k in removed) + ".", ""]
+    labels = labels or []
+    lines += [f"**Bibliography labels changed ({len(labels)}).** A published author–year label changes only "
+              "through a recorded correction (`data/releases/label-changes.csv`); a citation of the old label "
+              "names the entry below." + ("" if labels else " None."), ""]
+    if labels:
+        lines += ["| entry (citekey) | was | now | why | recorded | source |", "|---|---|---|---|---|---|"]
+        lines += [f"| {_cell(r['citekey'])} | {_cell(r['old_label'])} | {_cell(r['new_label'])} | "
+                  f"{_cell(r['reason'])} | {_cell(r['date'])} | {_cell(r['source'])} |" for r in labels]
+        lines += [""]
     rows = moved(old_numbers, new_numbers)
     lines += [f"**Findings whose value moved ({len(rows)}).** Every glued number of the book, by its fact key, "
               "whose value or range differs from the release's; new and retired keys are not listed.", ""]
@@ -153,11 +183,13 @@ def write_changes(book: Path, folder: Path | None = None) -> Path:
         listed = base / "papers.txt"
         old_papers = listed.read_text(encoding="utf-8").split() if listed.is_file() else []
         old_numbers = read_numbers(base / "numbers.csv")
-        unchanged = set(old_papers) == set(now_papers) and not moved(old_numbers, now_numbers)
+        labels = relabelled(since, folder)
+        unchanged = (set(old_papers) == set(now_papers) and not moved(old_numbers, now_numbers)
+                     and all(r["released_in"] for r in labels))
         if unchanged and since == current:
             now_numbers, now_papers = old_numbers, old_papers  # this build is the release: show its own changes
             continue
-        text = changes_markdown(old_numbers, now_numbers, old_papers, now_papers, since, current)
+        text = changes_markdown(old_numbers, now_numbers, old_papers, now_papers, since, current, labels)
         break
     out.parent.mkdir(parents=True, exist_ok=True)
     if not out.is_file() or out.read_text(encoding="utf-8") != text:
@@ -190,6 +222,30 @@ def bump_citation(version: str, date: dt.date, path: Path | None = None) -> None
     path.write_text(text, encoding="utf-8")
 
 
+def stamp_label_changes(version: str, folder: Path | None = None) -> int:
+    """Fill the empty ``released_in`` of data/releases/label-changes.csv (in `folder`) with `version`, the release
+    that first prints those labels; returns how many rows were stamped."""
+    from analysis.book import bibliography
+
+    path = (folder or RELEASES) / bibliography.LABEL_CHANGES
+    if not path.is_file():
+        return 0
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        header, rows = list(reader.fieldnames or []), list(reader)
+    stamped = 0
+    for r in rows:
+        if not r.get("released_in"):
+            r["released_in"] = version
+            stamped += 1
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return stamped
+
+
 def release(version: str, numbers: Path, date: dt.date | None = None) -> list[str]:
     """`make release VERSION=x.y.z`: keep the numbers, bump CITATION.cff, snapshot the labels."""
     from analysis.book import bibliography
@@ -201,9 +257,13 @@ def release(version: str, numbers: Path, date: dt.date | None = None) -> list[st
         raise DataError(f"VERSION={version}: not newer than the last kept release {kept[-1]}")
     if not numbers.is_file():
         raise DataError(f"{numbers}: no numbers of a build to keep (run `make book` first)")
+    problems = bibliography.unexplained_labels(bibliography.labels_now())
+    if problems:
+        raise DataError("a published bibliography label changed without a recorded reason:\n" + "\n".join(problems))
     target = keep(version, numbers)
     bump_citation(version, date or dt.date.today())
     n = bibliography.write_published_labels()
+    stamp_label_changes(version)
     return [f"release {version}: numbers kept in {target.relative_to(ROOT)}, CITATION.cff bumped, "
             f"{n} bibliography labels snapshot in {bibliography.PUBLISHED_LABELS.relative_to(ROOT)}",
             "next: `make book` (the What changed page compares with the previous release), then commit"]

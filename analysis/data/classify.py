@@ -90,14 +90,14 @@ def _pipeline(memo: list[_Memo] | None = None) -> Any:
     )
 
 
-def theme_scopes(path: Path) -> dict[str, str]:
-    """Each theme's title and scope from the taxonomy (data/themes.yml), by theme id; {} without the file."""
-    import yaml
+def theme_scopes(folder: Path | None = None) -> dict[str, str]:
+    """Each theme's title and scope, by theme id, from the taxonomy of the data folder `folder` (default: the
+    data folder; `make corpus` passes the folder it reads, which may be a staged copy), as
+    :func:`analysis.data.papers.themes` reads and validates it."""
+    from analysis.data import papers
 
-    if not path.is_file():
-        return {}
-    themes = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("themes") or []
-    return {str(t["id"]): f"{t.get('title', '')}. {t.get('scope', '')}" for t in themes if t.get("id")}
+    th = papers.themes(folder)
+    return {str(i): f"{t}. {s}" for i, t, s in zip(th["id"], th["title"], th["scope"], strict=True)}
 
 
 def train(texts: list[str], labels: list[str], secondary: list[str] | None = None,

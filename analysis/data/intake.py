@@ -316,7 +316,7 @@ def update(seeds: Path | None = None, data_dir: Path | None = None, review: Path
     if not header:
         raise DataError(f"{data_dir / 'papers.csv'}: the paper table is missing")
     up = plan(papers, table, _hardware_list(data_dir), year, load_identified(review),
-              classify_baseline=classify_baseline, scopes=classify.theme_scopes(data_dir / "themes.yml"))
+              classify_baseline=classify_baseline, scopes=classify.theme_scopes(data_dir))
     # rows a reviewer has already marked are kept as they were, with their claims
     _, old_papers = read_table(review / PAPERS_FILE)
     _, old_claims = read_table(review / CLAIMS_FILE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -12,23 +13,29 @@ from analysis.data.paths import DATA, DataError
 from analysis.data.tables import fail_rows, read_csv, read_yaml
 
 
-@lru_cache(maxsize=1)
-def themes() -> pd.DataFrame:
-    """The taxonomy: id, title, chapter, scope (in book order)."""
-    raw: Any = read_yaml("themes.yml")
+@lru_cache(maxsize=4)
+def themes(folder: Path | None = None) -> pd.DataFrame:
+    """The taxonomy: id, title, chapter, scope (in book order), from ``themes.yml`` of `folder` (default: the data
+    folder, :data:`DATA`; `make corpus` may read a staged copy). The one place the taxonomy is parsed and
+    validated: a malformed file is refused naming the file, the theme (its row) and the field."""
+    folder = DATA if folder is None else Path(folder)
+    if folder.is_file():
+        raise DataError(f"{folder}: expected the folder holding themes.yml, not a file")
+    path = folder / "themes.yml"
+    raw: Any = read_yaml("themes.yml", path=path)
     rows = raw.get("themes") if isinstance(raw, dict) else None
     if not isinstance(rows, list):
-        raise DataError(f"{DATA / 'themes.yml'}: expected a top-level 'themes' list")
+        raise DataError(f"{path}: expected a top-level 'themes' list")
     for i, row in enumerate(rows, 1):
         for key in ("id", "title", "chapter", "scope"):
             if not isinstance(row, dict) or not row.get(key):
-                raise DataError(f"{DATA / 'themes.yml'}: theme {i}, field {key}: missing")
+                raise DataError(f"{path}: theme {i}, field {key}: missing")
         if text.ANGLE.search(str(row["title"])):
-            raise DataError(f"{DATA / 'themes.yml'}: theme {i}, field title: {text.ANGLE_REASON}")
+            raise DataError(f"{path}: theme {i}, field title: {text.ANGLE_REASON}")
     df = pd.DataFrame(rows)
     dup = df["id"].duplicated()
     if dup.any():
-        raise DataError(f"{DATA / 'themes.yml'}: duplicated theme id {df['id'][dup].iloc[0]!r}")
+        raise DataError(f"{path}: duplicated theme id {df['id'][dup].iloc[0]!r}")
     return df
 
 

@@ -167,3 +167,25 @@ OUTSIDE = pa.DataFrameSchema(
     strict=True,
     ordered=False,
 )
+
+RELEASE_VERSION = r"^\d+\.\d+\.\d+$"
+
+# data/releases/label-changes.csv: one row per change of a published bibliography label (issue 35). A published
+# label never changes except through a row here; the What changed page lists the rows not yet in the release it
+# compares with. `released_in` is empty until `make release` stamps it with the release that first prints the
+# new label (the snapshot, data/releases/published-labels.csv, then holds the new label).
+LABEL_CHANGES = pa.DataFrameSchema(
+    {
+        "citekey": pa.Column(str, checks=pa.Check.str_matches(CITEKEY)),
+        "old_label": pa.Column(str),
+        "new_label": pa.Column(str),
+        "date": pa.Column(str, checks=pa.Check.str_matches(r"^\d{4}-\d{2}-\d{2}$")),
+        # why the label changed, in our words (at least a short sentence)
+        "reason": pa.Column(str, checks=pa.Check.str_length(min_value=20)),
+        # where the fact that changed the label is recorded (a data file's row, a DOI, a commit)
+        "source": pa.Column(str, checks=pa.Check.str_length(min_value=5)),
+        "released_in": _opt_str(pa.Check.str_matches(RELEASE_VERSION)),
+    },
+    strict=True,
+    ordered=True,
+)

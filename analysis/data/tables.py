@@ -125,8 +125,13 @@ def fail_rows(path: Path, df: pd.DataFrame, mask: pd.Series, column: str, reason
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def read_yaml(name: str) -> Any:
-    p = data_file(name)
+def read_yaml(name: str, path: Path | None = None) -> Any:
+    """Parse data/<name> (or `path`), refusing what :func:`_check_yaml_text` refuses, naming line and column."""
+    if path is not None and not path.is_file():
+        raise DataError(f"{path}: data file not found")
+    p = path if path is not None else data_file(name)
+    if path is not None:
+        record_read(p)
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
