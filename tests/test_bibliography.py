@@ -24,12 +24,14 @@ REQUIRED = {
     "article": {"author", "title", "journal", "year", "url"},
     "inproceedings": {"author", "title", "booktitle", "year", "url"},
     "misc": {"title", "year", "url", "eprint", "archiveprefix"},  # arXiv versions
+    "techreport": {"author", "title", "institution", "year", "url"},  # an organisation's specification (outside works)
 }
 # canonical hosts, and the primary publishers' pages allowed when there is no arXiv id or DOI
 CANONICAL_HOSTS = {"arxiv.org", "doi.org"}
 PUBLISHER_HOSTS = {"www.usenix.org", "proceedings.mlr.press", "aclanthology.org", "openreview.net",
                    "proceedings.neurips.cc", "openaccess.thecvf.com", "proceedings.mlsys.org",
-                   "dl.acm.org", "ieeexplore.ieee.org", "link.springer.com", "www.jmlr.org", "jmlr.org"}
+                   "dl.acm.org", "ieeexplore.ieee.org", "link.springer.com", "www.jmlr.org", "jmlr.org",
+                   "www.opencompute.org"}  # the Open Compute Project, publisher of the OCP MX specification
 ARXIV_NEW = re.compile(r"^(\d{2})(0[1-9]|1[0-2])\.\d{4,5}$")  # YYMM.NNNNN (no version suffix)
 ARXIV_OLD = re.compile(r"^[a-z\-]+(\.[A-Z]{2})?/\d{7}$")
 DOI = re.compile(r"^10\.\d{4,9}/[-._;()/:A-Za-z0-9<>\[\]]+$")

@@ -9,8 +9,10 @@ from analysis.models import number_formats as nf
 
 
 def test_mx_formats_from_the_ocp_spec():
-    # OCP MX v1.0: 32 elements share one 8-bit E8M0 scale, so MXFP4 stores (8 + 32·4)/32 = 4.25 bits per element
-    # and MXFP8 8.25 (as the block layout of the spec gives: 136 bits per block of 32 FP4 elements).
+    # OCP MX v1.0 (ocp2023microscaling in data/outside-corpus.csv): 32 elements share one 8-bit E8M0 scale, so
+    # MXFP4 stores (8 + 32·4)/32 = 4.25 bits per element and MXFP8 8.25 (136 bits per block of 32 FP4 elements).
+    # Seen: block size 32 and 8 scale bits as the README of github.com/microsoft/microxcaling (which links the
+    # spec) configures MX-compatible formats; the specification PDF itself was not read.
     assert nf.format_bits("MXFP4") == pytest.approx(4.25)
     assert nf.format_bits("MXFP8") == pytest.approx(8.25)
     assert nf.format_bits("MXFP6") == pytest.approx(6.25)
@@ -18,7 +20,9 @@ def test_mx_formats_from_the_ocp_spec():
 
 
 def test_nvfp4():
-    # NVFP4: 16 E2M1 elements per FP8 E4M3 scale: (8 + 16·4)/16 = 72/16 = 4.5 bits per element.
+    # NVFP4 as NVIDIA et al. 2025 (arXiv 2509.25149, nvidia2025pretraining) describe it: 16 E2M1 elements per FP8
+    # E4M3 scale: (8 + 16·4)/16 = 72/16 = 4.5 bits per element. Seen in summaries of that report and of NVIDIA's
+    # June 2025 NVFP4 blog post (see the row's notes), not in the report's own format section.
     assert nf.format_bits("NVFP4") == pytest.approx(4.5)
 
 

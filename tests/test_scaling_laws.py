@@ -16,8 +16,10 @@ from analysis.models import scaling_laws as sl
 # Hoffmann et al. 2022, App. D.2, as printed
 HOFFMANN = {"e": 1.69, "a": 406.4, "b": 410.7, "alpha": 0.34, "beta": 0.28}
 # Sardana et al. 2024 (arXiv 2401.00448) use the Chinchilla constants with the exponents to three decimals,
-# alpha = 0.336 and beta = 0.283 (their App. A, as quoted in public notes); their Figure 1 is reproduced only
-# with these.
+# alpha = 0.336 and beta = 0.283: the defaults of the authors' own code, github.com/nikhilsardana/beyond-chinchilla
+# (utils.py, class ChinchillaConstants: alpha=0.336, beta=0.283, A=406.4, B=410.7, E=1.69; its README, "Advanced
+# Features", names them as the defaults of every script), seen at commit 190f70e. The paper's own statement of
+# them was not read. Their Figure 1 is reproduced only with these.
 SARDANA = {"e": 1.69, "a": 406.4, "b": 410.7, "alpha": 0.336, "beta": 0.283}
 
 

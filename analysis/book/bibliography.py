@@ -242,7 +242,7 @@ def outside_rows() -> pd.DataFrame:
     """The outside-corpus works in the columns of the paper table that :func:`bib_entry` reads.
 
     The version cited is the row's `cited_version`: the arXiv version (with a note naming a later venue),
-    or the published one (@article or @inproceedings, by its `venue_kind`, with its DOI and the venue's
+    or the published one (@article, @inproceedings or @techreport, by its `venue_kind`, with its DOI and the venue's
     year; the arXiv ID stays as eprint), which is also how a work not on arXiv is cited.
     """
     df = outside.load()
@@ -285,7 +285,8 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
     """One BibTeX entry for a paper row.
 
     The entry type follows the version cited: @inproceedings (booktitle) for a conference or
-    workshop, @article (journal) for a journal, @misc with eprint/archivePrefix for an arXiv
+    workshop, @article (journal) for a journal, @techreport (institution) for a report or specification of an
+    organisation (an outside-corpus work only), @misc with eprint/archivePrefix for an arXiv
     version (pinned, e.g. 2401.09670v1, when a later version differs). `year` is the cited version's
     year (the venue's when the published version is cited); `yearsuffix` tells apart entries whose
     author–year label would repeat. A DOI is the entry's `doi` only when it names the cited version.
@@ -309,6 +310,9 @@ def bib_entry(row: pd.Series, suffix: str = "") -> str:
     elif published and row["venue_kind"] == "journal":
         kind = "article"
         fields.append(("journal", latex_escape(str(row["venue"]))))
+    elif published and row["venue_kind"] == "report":
+        kind = "techreport"  # a report or specification, published by the organisation named as its venue
+        fields.append(("institution", latex_escape(str(row["venue"]))))
     year = cited_year(row)
     if year is not None:
         fields.append(("year", str(year)))

@@ -65,7 +65,7 @@ def _load() -> pd.DataFrame:
               "not the year of the first arXiv posting (the YY of the arXiv ID)")
     kind = df["venue_kind"]
     fail_rows(path, df, (kind != "preprint") & df["venue"].isna(), "venue",
-              f"missing for a {'/'.join(schemas.VENUE_KINDS[:3])} venue_kind")
+              f"missing for a {'/'.join(schemas.OUTSIDE_VENUE_KINDS[:4])} venue_kind")
     fail_rows(path, df, (kind == "preprint") & df["venue"].notna(), "venue_kind", "preprint, but a venue is given")
     # the version cited: the venue's only with what names it (venue, its year and, for an arXiv work, its DOI)
     published = df["cited_version"] == "published"

@@ -13,6 +13,9 @@ YEAR = pa.Check.in_range(1990, 2030)
 _PERSON = r"(\{[^{}]+\}|[^,{}]+(, [^,{}]+)?)"
 AUTHORS = rf"^{_PERSON}( and {_PERSON})*$"
 VENUE_KINDS = ["conference", "workshop", "journal", "preprint"]
+# an outside-corpus work may also be a report or specification that is not a paper (the OCP MX specification),
+# cited as @techreport with its publishing organisation as `institution`
+OUTSIDE_VENUE_KINDS = [*VENUE_KINDS[:3], "report", VENUE_KINDS[3]]
 
 
 def opt_float(*checks: pa.Check, **kw: object) -> pa.Column:
@@ -144,7 +147,7 @@ OUTSIDE = pa.DataFrameSchema(
         "arxiv_id": _opt_str(pa.Check.str_matches(ARXIV)),
         "doi": _opt_str(pa.Check.str_matches(DOI)),
         "venue": _opt_str(),
-        "venue_kind": pa.Column(str, checks=pa.Check.isin(VENUE_KINDS)),
+        "venue_kind": pa.Column(str, checks=pa.Check.isin(OUTSIDE_VENUE_KINDS)),
         # which version the bibliography cites (as in papers.csv): the arXiv version ("preprint"), or the
         # venue's ("published", with its DOI) when the book quotes nothing that differs between the two; a work
         # not on arXiv is always cited as published. venue_year is the published version's year (the label year)

@@ -4,9 +4,9 @@ the memory-bound decode bound.
 A block-scaled format stores each element in `element_bits` and one scale of `scale_bits` per block of
 `block_size` elements, so it costs element_bits + scale_bits / block_size bits per element. The OCP
 Microscaling (MX) specification v1.0 (Open Compute Project, September 2023) fixes the block at 32 elements and
-the scale at an 8-bit power of two (E8M0) for MXFP8, MXFP6, MXFP4 and MXINT8; NVIDIA's NVFP4 (Blackwell) uses
-blocks of 16 E2M1 elements with an FP8 E4M3 scale, plus one FP32 scale per tensor, which is left out here. A
-per-tensor-scaled FP8 or a plain FP4 element carries no block scale.
+the scale at an 8-bit power of two (E8M0) for MXFP8, MXFP6, MXFP4 and MXINT8; NVIDIA's NVFP4 (Blackwell;
+NVIDIA et al. 2025, arXiv 2509.25149) uses blocks of 16 E2M1 elements with an FP8 E4M3 scale, plus one FP32
+scale per tensor, which is left out here. A per-tensor-scaled FP8 or a plain FP4 element carries no block scale.
 
 In the memory-bound limit a decode step reads every weight once, so the speedup of a format over 16-bit weights
 is at most 16 / (its effective bits): the block scales are the part of the dequantisation cost that the memory
@@ -35,7 +35,8 @@ class Format:
 
 
 _MX = "OCP Microscaling Formats (MX) Specification v1.0 (Open Compute Project, 2023): 32-element blocks, E8M0 scale"
-_NV = "NVIDIA NVFP4 (Blackwell): 16-element blocks of E2M1 with an FP8 E4M3 block scale, plus a per-tensor FP32 scale"
+_NV = ("NVIDIA NVFP4 (Blackwell; NVIDIA et al. 2025, arXiv 2509.25149): 16-element blocks of E2M1 with an FP8 E4M3 "
+       "block scale, plus a per-tensor FP32 scale")
 FORMATS: dict[str, Format] = {
     "BF16": Format("BF16", 16, 0, "none", 0, "bfloat16: 1 sign, 8 exponent, 7 mantissa bits"),
     "FP8 (E4M3, per-tensor scale)": Format("E4M3", 8, 0, "per tensor", 0,
