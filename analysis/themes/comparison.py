@@ -87,13 +87,13 @@ def _present(x: Any) -> bool:
     return x is not None and x == x and x is not pd.NA
 
 
-MEASURED = {"efficiency": "efficiency", "accuracy": "reduction", "reduction": "reduction"}
+MEASURED = {"efficiency": "efficiency", "accuracy": "reduction", "reduction": "reduction", "params": "size"}
 """Metrics whose number alone does not say what it measures: the claim's notes do, in the part ending with
-this word ("energy efficiency", "MAPE reduction", "power reduction")."""
+this word ("energy efficiency", "MAPE reduction", "power reduction", "the outperformed models' relative size")."""
 
 
 def measure(claim: dict[str, Any]) -> str:
-    """What an efficiency, accuracy or reduction claim measures, from the part of its notes that names it
+    """What an efficiency, accuracy, reduction or parameter-count claim measures, from the part of its notes that names it
     (a table row then reads "energy efficiency: 6.0×", not a bare factor that looks like a speedup); '' for
     other metrics, whose unit and baseline say what they are."""
     word = MEASURED.get(str(claim.get("metric")))
