@@ -87,20 +87,22 @@ def _present(x: Any) -> bool:
     return x is not None and x == x and x is not pd.NA
 
 
-MEASURED = {"efficiency": "efficiency", "accuracy": "reduction", "reduction": "reduction", "params": "size"}
+MEASURED = {"efficiency": ("efficiency",), "accuracy": ("reduction",), "reduction": ("reduction",),
+            "params": ("size",), "other": ("length",), "throughput": ("per day",)}
 """Metrics whose number alone does not say what it measures: the claim's notes do, in the part ending with
-this word ("energy efficiency", "MAPE reduction", "power reduction", "the outperformed models' relative size")."""
+this word ("energy efficiency", "MAPE reduction", "power reduction", "the outperformed models' relative size",
+"maximum sequence length", "images per day")."""
 
 
 def measure(claim: dict[str, Any]) -> str:
-    """What an efficiency, accuracy, reduction or parameter-count claim measures, from the part of its notes that names it
+    """What a claim of a metric in MEASURED measures, from the part of its notes that names it
     (a table row then reads "energy efficiency: 6.0×", not a bare factor that looks like a speedup); '' for
     other metrics, whose unit and baseline say what they are."""
-    word = MEASURED.get(str(claim.get("metric")))
-    if not word or not _present(claim.get("notes")):
+    words = MEASURED.get(str(claim.get("metric")), ())
+    if not words or not _present(claim.get("notes")):
         return ""
     parts = [p.strip() for p in str(claim["notes"]).split(";")]
-    return next((p for p in parts if p.endswith(word)), "efficiency" if word == "efficiency" else "")
+    return next((p for p in parts if p.endswith(words)), "efficiency" if words == ("efficiency",) else "")
 
 
 def headline(claim: dict[str, Any]) -> str:
