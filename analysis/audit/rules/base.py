@@ -46,7 +46,8 @@ from analysis.data import claims, hardware
 from analysis.data.paths import DataError
 
 NOT_CHECKABLE = "not checkable"
-EXACT_UNITS = {"GPUs", "nodes", "count", "bits", "orders of magnitude"}  # counted, not measured: a whole number is exact
+# counted, not measured: a whole number is exact
+EXACT_UNITS = {"GPUs", "nodes", "count", "bits", "orders of magnitude"}
 
 
 class Claim(claims.Claim):
