@@ -122,3 +122,32 @@ def test_a_drawing_the_phone_layout_cannot_handle_is_panned_not_fatal(tmp_path: 
     verdict = figures.write_phone(kept, tmp_path, "odd")
     assert verdict == "not drawn: the phone layout failed (IndexError: no panels)"
     assert not (tmp_path / "phone" / "odd.svg").exists()
+
+
+def test_a_label_placed_beside_the_axes_does_not_squeeze_them():
+    """A point's label that runs left of the axes (a point at x = 0.2 of 0..10, its label ending there, as a
+    scatter's labels do) makes a tight layout shrink the axes to a sliver (16% of the width before this
+    rule); on a phone the axes keep their width and the label is moved inside the drawing."""
+    figures.use_style()
+    fig, ax = plt.subplots(figsize=(8.0, 5.0))
+    ax.plot([0, 10], [0, 10], "o")
+    ax.set_xlim(0, 10)
+    ax.text(0.2, 5, "a long point label that sits left of the axes", ha="right")
+    phone.to_phone(fig)
+    share = ax.get_window_extent().width / fig.bbox.width
+    assert share > 0.6, f"the axes take {share:.0%} of the phone drawing's width"
+    assert phone.problems(fig) == []
+    plt.close(fig)
+
+
+def test_upright_category_names_that_still_collide_go_on_one_line():
+    figures.use_style()
+    fig, ax = plt.subplots(figsize=(8.0, 4.0))
+    names = [f"theme {k}\nn = {k} papers ({2 * k} claims)" for k in range(12)]
+    ax.bar(range(12), range(1, 13))
+    ax.set_xticks(range(12), names, rotation=90)
+    phone.to_phone(fig)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[3] == "theme 3 n = 3 papers (6 claims)"
+    assert phone.problems(fig) == []
+    plt.close(fig)

@@ -219,8 +219,11 @@ def thin_ticks(fig: Any) -> None:
                 if not textfit.overlaps(boxes):
                     break
                 n = max(2, len(boxes) // 2)
-                if isinstance(axis.get_major_locator(), FixedLocator) and axis is ax.xaxis:
+                upright = axis is ax.xaxis and ax.xaxis.get_ticklabels()[0].get_rotation() == 90
+                if isinstance(axis.get_major_locator(), FixedLocator) and axis is ax.xaxis and not upright:
                     ax.tick_params(axis="x", labelrotation=90)
+                elif upright and any("\n" in t.get_text() for t, _ in boxes):  # upright names on one line each
+                    axis.set_ticklabels([" ".join(t.get_text().split()) for t in axis.get_ticklabels()])
                 elif axis.get_scale() == "log":
                     axis.set_major_locator(LogLocator(base=10, numticks=n + 1))
                 elif not isinstance(axis.get_major_locator(), FixedLocator):
@@ -300,6 +303,9 @@ def to_phone(fig: Any) -> Any:
     rows_before = panels[0][1][0].get_subplotspec().get_gridspec().nrows if panels else 1
     height_in = fig.get_size_inches()[1]
     rows = one_column(fig)
+    for ax in fig.axes:  # texts placed at a point do not squeeze the axes; textfit.separate keeps them inside
+        for t in ax.texts:
+            t.set_in_layout(False)
     row_in = min(max(height_in / rows_before * ROW_SCALE, ROW_IN[0]), ROW_IN[1])
     fig.set_size_inches(WIDTH_IN, row_in * rows + 0.3)
     floor_text(fig)
