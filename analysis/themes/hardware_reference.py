@@ -55,6 +55,28 @@ def memory_power_price_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _price_source(key: str) -> str | None:
+    table = assumptions.load()
+    if key not in table.index:
+        return None
+    r = table.loc[key]
+    return f"{r['source']} ({r['as_of']})" if isinstance(r["as_of"], str) and r["as_of"] else str(r["source"])
+
+
+def sources_table() -> pd.DataFrame:
+    """The source of each row of the two tables: the datasheet figures (data/hardware.csv) and the
+    purchase and rental prices (data/assumptions.yml, with the date of the price); empty where no price."""
+    h = specced()
+    rows = []
+    for hid, r in h.iterrows():
+        rows.append({
+            "accelerator": r["name"], "datasheet figures": r["source"],
+            "purchase price": _price_source(chain_inputs.purchase_key(str(hid))),
+            "rental price": _price_source(chain_inputs.price_key(str(hid))),
+        })
+    return pd.DataFrame(rows)
+
+
 def timeline() -> tuple[pd.DataFrame, pd.DataFrame]:
     """(papers per theme and year of the corpus, accelerator releases per year and vendor)."""
     p = papers.load()
