@@ -151,3 +151,18 @@ def test_upright_category_names_that_still_collide_go_on_one_line():
     assert labels[3] == "theme 3 n = 3 papers (6 claims)"
     assert phone.problems(fig) == []
     plt.close(fig)
+
+
+def test_boxed_labels_collide_by_their_boxes_not_their_letters():
+    """Two labels 0.3 in apart (about 29 px at 96 dpi) whose boxes are padded by 1.5 font sizes each side
+    (10 pt: about 20 px a side): the letters are apart, the boxes overlap by about 11 px, a collision."""
+    from analysis.plot import textfit
+
+    figures.use_style()
+    fig = plt.figure(figsize=(4.0, 2.0), dpi=96)
+    box = {"boxstyle": "round,pad=1.5", "facecolor": "white"}
+    fig.text(0.5, 0.5, "AB", fontsize=10, ha="center", va="center", bbox=box)
+    fig.text(0.5, 0.5 - 0.3 / 2.0, "CD", fontsize=10, ha="center", va="center", bbox=box)
+    found = textfit.overlaps(textfit.text_boxes(fig))
+    assert [(a.get_text(), b.get_text()) for a, b in found] == [("AB", "CD")]
+    plt.close(fig)

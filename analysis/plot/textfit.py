@@ -25,7 +25,8 @@ def release_grid_spacing(fig: Any) -> None:
 def text_boxes(fig: Any) -> list[tuple[Any, Any]]:
     """Every text the figure draws (titles, labels, ticks, legends, annotations, the footer) with its box in
     pixels, as one draw of the figure at its size records them (texts that are hidden, empty or clipped away
-    are not drawn, so not listed)."""
+    are not drawn, so not listed). A text drawn in a box (``bbox=``) is its box, padding included: two boxed
+    labels whose boxes overlap collide even when their letters do not."""
     import matplotlib.text
 
     drawn: list[tuple[Any, Any]] = []
@@ -35,6 +36,9 @@ def text_boxes(fig: Any) -> list[tuple[Any, Any]]:
         original(self, renderer)
         if self.get_visible() and self.get_text().strip():
             box = self.get_window_extent(renderer)
+            patch = self.get_bbox_patch()
+            if patch is not None and box.width > 0 and box.height > 0:
+                box = patch.get_window_extent(renderer)
             if box.width > 0 and box.height > 0:
                 drawn.append((self, box))
 
