@@ -25,3 +25,16 @@ def test_the_a100_row_cites_what_data_hardware_csv_cites():
     src = ref.sources_table().set_index("accelerator")
     rec = hardware.load().set_index("hardware_id").loc["A100-80GB"]
     assert src.at[rec["name"], "datasheet figures"] == rec["source"]
+
+
+def test_newer_parts_are_released_after_the_h100_and_named_by_a_paper():
+    from analysis.data import papers
+
+    n, parts, first = ref.papers_naming_parts_after("H100-SXM")
+    hw = hardware.load().set_index("hardware_id")
+    named = set(";".join(papers.load()["hardware"].fillna("")).split(";"))
+    assert n >= len(parts) > 0 and first is not None
+    assert "H100-SXM" not in parts and "A100-80GB" not in parts
+    for part in parts:
+        assert hw.at[part, "release_year"] > hw.at["H100-SXM", "release_year"], part
+        assert part in named, part

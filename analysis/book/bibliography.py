@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -90,15 +91,24 @@ def label_changes(snapshot: Path | None = None) -> pd.DataFrame:
     return df
 
 
+def _carried(snapshot: dict[str, str],
+             changes: pd.DataFrame) -> tuple[dict[str, str], list[tuple[int, Any, str | None]]]:
+    """The snapshot's labels with each recorded change that starts from the entry's label so far applied, in
+    order; and the (row number in the file, row, the entry's label so far) of the changes that did not."""
+    labels, skipped = dict(snapshot), []
+    for i, (_, r) in enumerate(changes.iterrows()):
+        if labels.get(r["citekey"]) == r["old_label"]:
+            labels[r["citekey"]] = r["new_label"]
+        else:
+            skipped.append((i + 2, r, labels.get(r["citekey"])))
+    return labels, skipped
+
+
 def published_labels(path: Path | None = None, changes: pd.DataFrame | None = None) -> dict[str, str]:
     """citekey -> published label: the snapshot's (`path`, default :data:`PUBLISHED_LABELS`), with each recorded
     change (`changes`, default :func:`label_changes` beside the snapshot) that starts from the label so far
     applied in order ({} without a snapshot)."""
-    labels = snapshot_labels(path)
-    for _, r in (label_changes(path) if changes is None else changes).iterrows():
-        if labels.get(r["citekey"]) == r["old_label"]:
-            labels[r["citekey"]] = r["new_label"]
-    return labels
+    return _carried(snapshot_labels(path), label_changes(path) if changes is None else changes)[0]
 
 
 def labels_now(df: pd.DataFrame | None = None, published: dict[str, str] | None = None) -> dict[str, str]:
@@ -115,18 +125,10 @@ def unexplained_labels(now: dict[str, str], path: Path | None = None,
     snapshot label carried through the recorded changes (`changes`, default the file beside the snapshot), and
     per unreleased recorded change that does not start from the entry's label so far (a wrong old_label).
     Empty when the snapshot and the recorded changes explain every current label."""
-    snapshot = snapshot_labels(path)
-    changes = label_changes(path) if changes is None else changes
     where = (path or PUBLISHED_LABELS).parent / LABEL_CHANGES
-    out = []
-    labels = dict(snapshot)
-    for i, (_, r) in enumerate(changes.iterrows()):
-        key = r["citekey"]
-        if labels.get(key) == r["old_label"]:
-            labels[key] = r["new_label"]
-        elif pd.isna(r["released_in"]) and labels.get(key) != r["new_label"]:
-            out.append(f"{where}: row {i + 2}: {key} is published as {labels.get(key)!r}, not as the "
-                       f"old_label {r['old_label']!r}")
+    labels, skipped = _carried(snapshot_labels(path), label_changes(path) if changes is None else changes)
+    out = [f"{where}: row {row}: {r['citekey']} is published as {so_far!r}, not as the old_label {r['old_label']!r}"
+           for row, r, so_far in skipped if pd.isna(r["released_in"]) and so_far != r["new_label"]]
     for key in sorted(now.keys() & labels.keys()):
         if now[key] != labels[key]:
             out.append(f"{key}: published as {labels[key]!r}, printed now as {now[key]!r}, and no row of {where} "

@@ -226,23 +226,17 @@ def stamp_label_changes(version: str, folder: Path | None = None) -> int:
     """Fill the empty ``released_in`` of data/releases/label-changes.csv (in `folder`) with `version`, the release
     that first prints those labels; returns how many rows were stamped."""
     from analysis.book import bibliography
+    from analysis.data import review_files
 
     path = (folder or RELEASES) / bibliography.LABEL_CHANGES
-    if not path.is_file():
-        return 0
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        header, rows = list(reader.fieldnames or []), list(reader)
+    header, rows = review_files.read_table(path)
     stamped = 0
     for r in rows:
         if not r.get("released_in"):
             r["released_in"] = version
             stamped += 1
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    path.write_text(buf.getvalue(), encoding="utf-8")
+    if stamped:
+        review_files.write_table(path, header, rows)
     return stamped
 
 

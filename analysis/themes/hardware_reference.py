@@ -77,6 +77,19 @@ def sources_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def papers_naming_parts_after(hardware_id: str) -> tuple[int, list[str], int | None]:
+    """The corpus's papers that name (in their `hardware` column) a part released after `hardware_id`: how many,
+    which parts they name, and the earliest year among those papers (None when there are none)."""
+    h = hardware.load()
+    after = h.loc[h["hardware_id"] == hardware_id, "release_year"].iloc[0]
+    newer = set(h.loc[h["release_year"] > after, "hardware_id"])
+    p = papers.load()
+    named = p["hardware"].fillna("").map(lambda s: {x for x in s.split(";") if x in newer})
+    has = named.map(len) > 0
+    parts = sorted(set().union(*named[has])) if has.any() else []
+    return int(has.sum()), parts, (int(p.loc[has, "year"].min()) if has.any() else None)
+
+
 def timeline() -> tuple[pd.DataFrame, pd.DataFrame]:
     """(papers per theme and year of the corpus, accelerator releases per year and vendor)."""
     p = papers.load()
